@@ -1,0 +1,162 @@
+"""Every check of the Vista monorepo, one nox session each.
+
+`nox` runs the default sessions: the whole test suite (what CI runs). `nox -s demo` traces the
+demo model and writes a self-contained HTML page. Slow sessions (`benchmarks`,
+`hypothesis_long`) run only when named. Arguments after `--` reach pytest (or the script).
+
+Every session installs torch from constraints.txt: package metadata declares a range, the
+sessions pin the CPU wheel that lies on this project's machines.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+from pathlib import Path
+
+import nox
+
+ROOT = Path(__file__).parent
+CONSTRAINTS = str(ROOT / "constraints.txt")
+CORE = "./packages/vista-core[schema]"
+RENDER = "./packages/vista-render-html"
+JUPYTER = "./packages/vista-jupyter"
+PYTHON = "3.11"
+
+nox.options.default_venv_backend = "venv"
+nox.options.error_on_missing_interpreters = True
+nox.options.sessions = [
+    "lint",
+    "typecheck",
+    "frontend",
+    "tests_core",
+    "tests_render",
+    "tests_jupyter",
+    "integration",
+    "browser",
+    "notebooks",
+    "benchmarks_smoke",
+]
+
+
+def install(session: nox.Session, *args: str) -> None:
+    """pip install with the repository's constraints (torch pinned)."""
+    session.install("-c", CONSTRAINTS, *args)
+
+
+def ensure_chromium(session: nox.Session) -> None:
+    """Debian's Chromium is what the browser tests drive; install it when missing (as root)."""
+    if shutil.which("chromium"):
+        return
+    if os.geteuid() != 0:
+        session.error("Browser tests need Debian's chromium: run `sudo apt-get install -y chromium`.")
+    session.run("apt-get", "update", "-q", external=True)
+    session.run("apt-get", "install", "-y", "-q", "chromium", "fonts-dejavu-core", external=True)
+
+
+def build_frontend(session: nox.Session) -> None:
+    """Install the frontend's npm packages (from package-lock.json) if needed."""
+    if not (ROOT / "frontend" / "node_modules").is_dir():
+        session.run("npm", "ci", "--no-audit", "--no-fund", external=True)
+
+
+@nox.session(python=PYTHON)
+def lint(session: nox.Session) -> None:
+    """ruff over all Python code in the repository."""
+    install(session, "ruff")
+    session.run("ruff", "check", ".", *session.posargs)
+
+
+@nox.session(python=PYTHON)
+def typecheck(session: nox.Session) -> None:
+    """mypy --strict over the three packages' sources."""
+    install(session, "mypy", "-e", CORE, "-e", RENDER, "-e", JUPYTER)
+    session.run("mypy", *session.posargs)
+
+
+@nox.session(python=PYTHON)
+def frontend(session: nox.Session) -> None:
+    """Typecheck and unit-test the TypeScript viewer, and check the shipped bundle is the
+    one the source builds (no drift)."""
+    with session.chdir(ROOT / "frontend"):
+        build_frontend(session)
+        session.run("npm", "run", "check", external=True)
+
+
+@nox.session(python=PYTHON)
+def tests_core(session: nox.Session) -> None:
+    """Unit tests of vista-core."""
+    install(session, "-e", CORE, "pytest", "hypothesis")
+    session.run("pytest", "packages/vista-core/tests", *session.posargs)
+
+
+@nox.session(python=PYTHON)
+def tests_render(session: nox.Session) -> None:
+    """Unit tests of vista-render-html."""
+    install(session, "-e", CORE, "-e", RENDER, "pytest")
+    session.run("pytest", "packages/vista-render-html/tests", *session.posargs)
+
+
+@nox.session(python=PYTHON)
+def tests_jupyter(session: nox.Session) -> None:
+    """Unit tests of vista-jupyter."""
+    install(session, "-e", CORE, "-e", RENDER, "-e", JUPYTER, "pytest")
+    session.run("pytest", "packages/vista-jupyter/tests", *session.posargs)
+
+
+@nox.session(python=PYTHON)
+def integration(session: nox.Session) -> None:
+    """Known-model schema snapshots (syrupy). Update with: nox -s integration -- --snapshot-update"""
+    install(session, "-e", CORE, "-r", "tests-integration/requirements.txt")
+    session.run("pytest", "tests-integration/snapshots", *session.posargs)
+
+
+@nox.session(python=PYTHON)
+def browser(session: nox.Session) -> None:
+    """The viewer in real headless Chromium (Playwright), network blocked."""
+    ensure_chromium(session)
+    install(session, "-e", CORE, "-e", RENDER, "-r", "tests-integration/requirements.txt")
+    session.run("pytest", "tests-integration/browser", *session.posargs)
+
+
+@nox.session(python=PYTHON)
+def notebooks(session: nox.Session) -> None:
+    """The example notebook executed by a real kernel, and trace_model in a real JupyterLab."""
+    ensure_chromium(session)
+    install(session, "-e", CORE, "-e", RENDER, "-e", JUPYTER, "-r", "tests-integration/requirements.txt",
+            "-r", "tests-integration/requirements-notebooks.txt")
+    session.run("pytest", "tests-integration/notebooks", *session.posargs)
+
+
+@nox.session(python=PYTHON)
+def demo(session: nox.Session) -> None:
+    """Trace the demo model that ships with vista-jupyter and write a self-contained HTML page."""
+    install(session, "-e", CORE, "-e", RENDER, "-e", JUPYTER)
+    out = session.posargs[0] if session.posargs else str(ROOT / "out" / "vista-demo.html")
+    session.run("python", "-m", "vista_jupyter.demo", out)
+
+
+@nox.session(python=PYTHON, default=False)
+def benchmarks(session: nox.Session) -> None:
+    """The full benchmark suite against torchvista, torchview and torchlens (slow)."""
+    ensure_chromium(session)
+    install(session, "-e", CORE, "-e", RENDER, "-r", "benchmarks/requirements.txt")
+    session.run("python", "-m", "benchmarks.run", *session.posargs)
+
+
+@nox.session(python=PYTHON)
+def benchmarks_smoke(session: nox.Session) -> None:
+    """One model, one repetition per tool: keeps the benchmark suite from rotting."""
+    ensure_chromium(session)
+    install(session, "-e", CORE, "-e", RENDER, "-r", "benchmarks/requirements.txt")
+    session.run("python", "-m", "benchmarks.run", "--smoke", "--out", str(ROOT / ".nox" / "bench-smoke"),
+                *session.posargs)
+
+
+@nox.session(python=PYTHON, default=False)
+def hypothesis_long(session: nox.Session) -> None:
+    """The property-based tests with many more examples than CI runs."""
+    install(session, "-e", CORE, "pytest", "hypothesis")
+    session.run("pytest", "packages/vista-core/tests", "-k", "property", *session.posargs,
+                env={"VISTA_HYPOTHESIS_PROFILE": "long"})
+

@@ -1,0 +1,55 @@
+"""vista-core: trace a PyTorch forward pass into a versioned graph document.
+
+``trace(model, inputs)`` returns a :class:`Graph`; ``capture(...)`` also returns the model's
+exception, for showing a partial graph before re-raising it. The document format is
+described by the JSON Schema returned by :func:`schema`.
+"""
+
+from __future__ import annotations
+
+from ._exceptions import SchemaError, SchemaVersionError, TraceInputError, VistaError
+from ._graph import (
+    Argument,
+    Edge,
+    Graph,
+    ModuleCall,
+    Node,
+    NodeError,
+    NodeKind,
+    ParameterInfo,
+    Producer,
+    RepeatedBlock,
+    SourceLocation,
+    TensorMeta,
+    TraceError,
+)
+from ._schema import schema, validate_document
+from ._trace import Capture, capture, trace
+from ._version import SCHEMA_VERSION, __version__
+
+__all__ = [
+    "SCHEMA_VERSION",
+    "Argument",
+    "Capture",
+    "Edge",
+    "Graph",
+    "ModuleCall",
+    "Node",
+    "NodeError",
+    "NodeKind",
+    "ParameterInfo",
+    "Producer",
+    "RepeatedBlock",
+    "SchemaError",
+    "SchemaVersionError",
+    "SourceLocation",
+    "TensorMeta",
+    "TraceError",
+    "TraceInputError",
+    "VistaError",
+    "__version__",
+    "capture",
+    "schema",
+    "trace",
+    "validate_document",
+]

@@ -1,0 +1,108 @@
+"""Graph analyses: structural signatures of module calls and repeated blocks.
+
+Two calls get the same signature when their subtrees hold the same classes and ops, with the
+same shapes and the same wiring, whatever their names. Renderers use signatures to lay out
+identical blocks once, and repeated blocks (consecutive siblings with one signature, each
+feeding the next) to fold "×24" runs of transformer layers.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+__all__ = ["CallShape", "NodeShape", "repeated_blocks", "signatures"]
+
+
+@dataclass(frozen=True)
+class CallShape:
+    """What the analysis needs of one module call."""
+
+    parent: int | None
+    class_qualname: str
+
+
+@dataclass(frozen=True)
+class NodeShape:
+    """What the analysis needs of one node: its call, and what kind of thing it is
+    (names of parameters and inputs left out, so layer 3 matches layer 4)."""
+
+    call: int
+    key: str
+
+
+def _ancestors(calls: Sequence[CallShape]) -> list[list[int]]:
+    chains: list[list[int]] = []
+    for i, call in enumerate(calls):
+        chains.append([i] if call.parent is None else [i, *chains[call.parent]])
+    return chains
+
+
+def signatures(calls: Sequence[CallShape], nodes: Sequence[NodeShape],
+               edges: Sequence[tuple[int, int, int, int]]) -> list[str]:
+    """One signature per call. ``edges`` are (source node, source port, target node, target
+    port). Calls must be listed parents first, nodes in execution order."""
+    chains = _ancestors(calls)
+    members: list[list[int]] = [[] for _ in calls]
+    for n, node in enumerate(nodes):
+        for c in chains[node.call]:
+            members[c].append(n)
+    # Position of each node inside each enclosing call's subtree.
+    local: list[dict[int, int]] = [{n: i for i, n in enumerate(m)} for m in members]
+    wiring: list[list[tuple[object, ...]]] = [[] for _ in calls]
+    for source, sport, target, tport in edges:
+        source_chain = set(chains[nodes[source].call])
+        for c in chains[nodes[target].call]:
+            if c in source_chain:
+                wiring[c].append((local[c][source], sport, local[c][target], tport))
+            else:
+                wiring[c].append(("in", local[c][target], tport))
+    result = []
+    for c, call in enumerate(calls):
+        calls_inside: dict[int, int] = {c: 0}
+        parts: list[object] = [call.class_qualname]
+        for n in members[c]:
+            node_call = nodes[n].call
+            if node_call not in calls_inside:
+                calls_inside[node_call] = len(calls_inside)
+                parts.append(("call", calls_inside[node_call], calls[node_call].class_qualname,
+                              calls_inside.get(calls[node_call].parent or 0, -1)))
+            parts.append((calls_inside[node_call], nodes[n].key))
+        parts.append(tuple(wiring[c]))
+        digest = hashlib.sha1(repr(parts).encode("utf-8"), usedforsecurity=False).hexdigest()
+        result.append(digest[:16])
+    return result
+
+
+def repeated_blocks(calls: Sequence[CallShape], nodes: Sequence[NodeShape],
+                    edges: Sequence[tuple[int, int, int, int]],
+                    sigs: Sequence[str]) -> list[tuple[int, list[int]]]:
+    """Runs of at least two consecutive sibling calls with equal signatures, where each call
+    consumes a tensor produced inside the one before it. Returns (parent, calls) pairs."""
+    chains = _ancestors(calls)
+    children: dict[int, list[int]] = {}
+    for i, call in enumerate(calls):
+        if call.parent is not None:
+            children.setdefault(call.parent, []).append(i)
+    feeds: set[tuple[int, int]] = set()
+    for source, _sport, target, _tport in edges:
+        for a in chains[nodes[source].call]:
+            for b in chains[nodes[target].call]:
+                if a != b:
+                    feeds.add((a, b))
+    blocks: list[tuple[int, list[int]]] = []
+    for parent, kids in children.items():
+        run: list[int] = [kids[0]]
+        for kid in kids[1:]:
+            prev = run[-1]
+            if sigs[kid] == sigs[prev] and (prev, kid) in feeds:
+                run.append(kid)
+                continue
+            if len(run) > 1:
+                blocks.append((parent, run))
+            run = [kid]
+        if len(run) > 1:
+            blocks.append((parent, run))
+    blocks.sort(key=lambda b: b[1][0])
+    return blocks

@@ -1,0 +1,377 @@
+"""The graph document: typed records, JSON round trip, and strict reading.
+
+A :class:`Graph` is what :func:`vista_core.trace` returns and what renderers read. Its JSON form
+is described by ``schema/v1/graph.schema.json``; fields that hold their default value are left
+out of the JSON, and reading fills them in again.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import sys
+import types
+import typing
+from collections.abc import Iterator, Mapping
+from dataclasses import dataclass
+from typing import Any, Literal, Union
+
+from ._exceptions import SchemaError, SchemaVersionError
+from ._version import SCHEMA_VERSION
+
+__all__ = [
+    "Argument",
+    "Edge",
+    "Graph",
+    "ModuleCall",
+    "Node",
+    "NodeError",
+    "NodeKind",
+    "ParameterInfo",
+    "Producer",
+    "RepeatedBlock",
+    "SourceLocation",
+    "TensorMeta",
+    "TraceError",
+]
+
+NodeKind = Literal["input", "output", "parameter", "buffer", "constant", "op", "error"]
+
+
+@dataclass(frozen=True)
+class TensorMeta:
+    """Shape, dtype and device of one tensor, as seen where it was produced or consumed."""
+
+    shape: tuple[int, ...]
+    dtype: str
+    device: str
+    requires_grad: bool = False
+
+
+@dataclass(frozen=True)
+class SourceLocation:
+    """Where in the user's code a call happened: the innermost frame outside torch."""
+
+    file: str
+    line: int
+    function: str
+    code: str = ""
+
+
+@dataclass(frozen=True)
+class Argument:
+    """One argument of an op call in short readable form; ``name`` is None when positional.
+
+    Tensor arguments read ``"tensor#k"``, where ``k`` is the ``target_input`` of the edge
+    that brings that tensor in.
+    """
+
+    name: str | None
+    value: str
+
+
+@dataclass(frozen=True)
+class NodeError:
+    """The exception a failed call raised."""
+
+    type: str
+    message: str
+
+
+@dataclass(frozen=True)
+class Node:
+    """One vertex of the graph: a tensor operation, or a tensor entering or leaving the model.
+
+    ``kind`` is one of ``input``, ``output``, ``parameter``, ``buffer``, ``constant``, ``op``
+    and ``error`` (a failure raised by Python code outside any tensor operation). ``outputs``
+    lists the tensors the node produced, indexed by ``Edge.source_output``.
+    """
+
+    id: str
+    kind: NodeKind
+    name: str
+    label: str
+    module: str
+    outputs: tuple[TensorMeta, ...] = ()
+    arguments: tuple[Argument, ...] = ()
+    source: SourceLocation | None = None
+    value: str | None = None
+    error: NodeError | None = None
+
+
+@dataclass(frozen=True)
+class Edge:
+    """A tensor flowing from output ``source_output`` of one node to input ``target_input`` of
+    another. ``tensor`` describes it as the consumer saw it."""
+
+    source: str
+    source_output: int
+    target: str
+    target_input: int
+    tensor: TensorMeta
+
+
+@dataclass(frozen=True)
+class ParameterInfo:
+    """A parameter or buffer owned directly by a module."""
+
+    name: str
+    kind: Literal["parameter", "buffer"]
+    shape: tuple[int, ...]
+    dtype: str
+    numel: int
+    requires_grad: bool = False
+
+
+@dataclass(frozen=True)
+class ModuleCall:
+    """One call of one module. A module called three times gives three calls sharing a
+    ``path``, told apart by ``call_index``. The root call (the model itself) has no parent.
+
+    ``signature`` is equal for two calls exactly when their contents have the same
+    structure (classes, ops, shapes and wiring), so renderers can fold and reuse them.
+    """
+
+    id: str
+    parent: str | None
+    path: str
+    name: str
+    class_name: str
+    class_qualname: str
+    call_index: int
+    num_params: int
+    num_params_own: int
+    signature: str
+    parameters: tuple[ParameterInfo, ...] = ()
+    extra_repr: str = ""
+    failed: bool = False
+    source: SourceLocation | None = None
+
+
+@dataclass(frozen=True)
+class RepeatedBlock:
+    """Consecutive sibling calls with the same signature, each feeding the next (the 24
+    layers of a transformer). Renderers may fold them into one box."""
+
+    parent: str
+    modules: tuple[str, ...]
+    signature: str
+
+
+@dataclass(frozen=True)
+class TraceError:
+    """Why the traced forward pass failed. ``node`` is the failed node's id."""
+
+    type: str
+    qualname: str
+    message: str
+    traceback: str
+    node: str | None = None
+
+
+@dataclass(frozen=True)
+class Producer:
+    """The software that wrote the document."""
+
+    name: str
+    version: str
+    torch: str
+    python: str
+
+
+@dataclass(frozen=True)
+class Graph:
+    """A traced forward pass: module calls, nodes, edges and, if it failed, the error."""
+
+    schema_version: str
+    producer: Producer
+    modules: tuple[ModuleCall, ...]
+    nodes: tuple[Node, ...]
+    edges: tuple[Edge, ...]
+    repeated_blocks: tuple[RepeatedBlock, ...] = ()
+    error: TraceError | None = None
+
+    # -- convenience -------------------------------------------------------------------
+    @property
+    def root(self) -> ModuleCall:
+        """The call of the model itself."""
+        return self.modules[0]
+
+    @property
+    def failed(self) -> bool:
+        """True when the forward pass raised."""
+        return self.error is not None
+
+    def node(self, node_id: str) -> Node:
+        """The node with id ``node_id``."""
+        for node in self.nodes:
+            if node.id == node_id:
+                return node
+        raise KeyError(f"No node with id {node_id!r} in this graph")
+
+    def ops(self) -> Iterator[Node]:
+        """The operation nodes, in execution order."""
+        return (n for n in self.nodes if n.kind == "op")
+
+    # -- serialisation -----------------------------------------------------------------
+    def to_dict(self) -> dict[str, Any]:
+        """The document as plain JSON-compatible data (fields at their default left out)."""
+        result = _to_data(self)
+        assert isinstance(result, dict)
+        return result
+
+    def to_json(self, *, indent: int | None = None) -> str:
+        """The document as JSON text. The same graph always gives the same bytes."""
+        separators = (",", ":") if indent is None else (",", ": ")
+        return json.dumps(self.to_dict(), indent=indent, separators=separators, ensure_ascii=False)
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any]) -> Graph:
+        """Read a document, checking its schema version, every field's type, and that every
+        id it refers to exists. Raises :class:`SchemaError` (or :class:`SchemaVersionError`)
+        naming the offending place."""
+        if not isinstance(data, Mapping):
+            raise SchemaError(
+                f"A graph document must be a JSON object, got {type(data).__name__}: "
+                f"{_short(data)}"
+            )
+        check_schema_version(data.get("schema_version"))
+        graph = _from_data(cls, data, "$")
+        assert isinstance(graph, Graph)
+        graph._check_references()
+        return graph
+
+    @classmethod
+    def from_json(cls, text: str | bytes) -> Graph:
+        """Parse and read a JSON document; see :meth:`from_dict`."""
+        if not isinstance(text, (str, bytes, bytearray)):
+            raise SchemaError(
+                f"Graph.from_json() takes JSON text (str or bytes), got "
+                f"{type(text).__name__}: {_short(text)}. For a dict, use Graph.from_dict()."
+            )
+        try:
+            data = json.loads(text)
+        except json.JSONDecodeError as exc:
+            raise SchemaError(f"Graph document is not valid JSON: {exc}") from None
+        return cls.from_dict(data)
+
+    def _check_references(self) -> None:
+        modules = {m.id for m in self.modules}
+        nodes = {n.id: n for n in self.nodes}
+        if len(modules) != len(self.modules):
+            raise SchemaError("Graph document has duplicate module ids")
+        if len(nodes) != len(self.nodes):
+            raise SchemaError("Graph document has duplicate node ids")
+        if not self.modules or self.modules[0].parent is not None:
+            raise SchemaError("Graph document must start with the root module call (parent null)")
+        for i, m in enumerate(self.modules[1:], 1):
+            if m.parent not in modules:
+                raise SchemaError(f"$.modules[{i}].parent refers to unknown module {m.parent!r}")
+        for i, n in enumerate(self.nodes):
+            if n.module not in modules:
+                raise SchemaError(f"$.nodes[{i}].module refers to unknown module {n.module!r}")
+        for i, e in enumerate(self.edges):
+            for end, port in ((e.source, e.source_output), (e.target, e.target_input)):
+                if end not in nodes:
+                    raise SchemaError(f"$.edges[{i}] refers to unknown node {end!r}")
+                if port < 0:
+                    raise SchemaError(f"$.edges[{i}] has a negative port {port}")
+            if e.source_output >= len(nodes[e.source].outputs):
+                raise SchemaError(
+                    f"$.edges[{i}].source_output {e.source_output} is out of range for node "
+                    f"{e.source!r} with {len(nodes[e.source].outputs)} outputs"
+                )
+        for i, b in enumerate(self.repeated_blocks):
+            for ref in (b.parent, *b.modules):
+                if ref not in modules:
+                    raise SchemaError(f"$.repeated_blocks[{i}] refers to unknown module {ref!r}")
+        if self.error is not None and self.error.node is not None and self.error.node not in nodes:
+            raise SchemaError(f"$.error.node refers to unknown node {self.error.node!r}")
+
+
+def check_schema_version(version: object) -> None:
+    """Raise unless ``version`` is a schema version this reader understands."""
+    if not isinstance(version, str) or version.count(".") != 1:
+        raise SchemaError(
+            f"Graph document has no valid 'schema_version' (expected a 'major.minor' string "
+            f"like {SCHEMA_VERSION!r}, got {_short(version)})"
+        )
+    if version.split(".")[0] != SCHEMA_VERSION.split(".")[0]:
+        raise SchemaVersionError(version, SCHEMA_VERSION)
+
+
+# -- generic (de)serialisation of the frozen dataclasses above ----------------------------
+
+def _to_data(value: object) -> object:
+    if dataclasses.is_dataclass(value) and not isinstance(value, type):
+        out: dict[str, object] = {}
+        for f in dataclasses.fields(value):
+            item = getattr(value, f.name)
+            if f.default is not dataclasses.MISSING and item == f.default:
+                continue
+            out[f.name] = _to_data(item)
+        return out
+    if isinstance(value, (tuple, list)):
+        return [_to_data(v) for v in value]
+    return value
+
+
+_HINTS: dict[type, dict[str, Any]] = {}
+
+
+def _hints(cls: type) -> dict[str, Any]:
+    if cls not in _HINTS:
+        _HINTS[cls] = typing.get_type_hints(cls, sys.modules[cls.__module__].__dict__)
+    return _HINTS[cls]
+
+
+def _short(value: object, limit: int = 60) -> str:
+    text = repr(value)
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+def _from_data(tp: Any, data: object, path: str) -> object:
+    origin = typing.get_origin(tp)
+    if dataclasses.is_dataclass(tp) and isinstance(tp, type):
+        if not isinstance(data, Mapping):
+            raise SchemaError(f"{path} must be an object, got {_short(data)}")
+        known = {f.name: f for f in dataclasses.fields(tp)}
+        unknown = sorted(set(data) - set(known))
+        if unknown:
+            raise SchemaError(f"{path} has unknown field(s) {unknown} for {tp.__name__}")
+        kwargs = {}
+        for name, f in known.items():
+            if name in data:
+                kwargs[name] = _from_data(_hints(tp)[name], data[name], f"{path}.{name}")
+            elif f.default is dataclasses.MISSING:
+                raise SchemaError(f"{path} is missing the required field {name!r}")
+        return tp(**kwargs)
+    if origin is Literal:
+        if data not in typing.get_args(tp):
+            raise SchemaError(f"{path} must be one of {list(typing.get_args(tp))}, got {_short(data)}")
+        return data
+    if origin in (Union, types.UnionType):
+        options = typing.get_args(tp)
+        if data is None and type(None) in options:
+            return None
+        (inner,) = [o for o in options if o is not type(None)]
+        return _from_data(inner, data, path)
+    if origin is tuple:
+        if not isinstance(data, list):
+            raise SchemaError(f"{path} must be an array, got {_short(data)}")
+        (item_type, _ellipsis) = typing.get_args(tp)
+        return tuple(_from_data(item_type, v, f"{path}[{i}]") for i, v in enumerate(data))
+    if tp is bool:
+        if not isinstance(data, bool):
+            raise SchemaError(f"{path} must be a boolean, got {_short(data)}")
+        return data
+    if tp is int:
+        if not isinstance(data, int) or isinstance(data, bool):
+            raise SchemaError(f"{path} must be an integer, got {_short(data)}")
+        return data
+    if tp is str:
+        if not isinstance(data, str):
+            raise SchemaError(f"{path} must be a string, got {_short(data)}")
+        return data
+    raise TypeError(f"unsupported field type {tp!r} at {path}")  # pragma: no cover
+

@@ -1,0 +1,361 @@
+"""Recording a forward pass: tensor operations through a TorchFunctionMode, module calls
+through global module forward hooks.
+
+Both mechanisms are public and scoped: the mode lives on this thread's mode stack only while
+the trace runs, and the hooks are removed through their handles in ``finally``. Nothing in
+torch is patched, so nothing can be left patched.
+
+The recorder keeps light records while the model runs (this is the hot path) and turns them
+into the document's records in :meth:`Recorder.finish`.
+"""
+
+from __future__ import annotations
+
+import sys
+import threading
+import weakref
+from collections.abc import Callable
+from typing import Any
+
+import torch
+from torch.overrides import TorchFunctionMode, resolve_name
+from torch.utils.hooks import RemovableHandle
+
+from ._source import SourceFinder
+from ._values import describe, iter_tensors
+
+__all__ = ["CallRec", "NodeRec", "Recorder"]
+
+Where = tuple[str, int, str]
+Meta = tuple[tuple[int, ...], str, str, bool]
+
+_DTYPE_NAMES: dict[torch.dtype, str] = {}
+_NAMES: dict[Any, tuple[str, str]] = {}
+
+#: Constants with at most this many elements get their values written into the document.
+CONSTANT_PREVIEW_NUMEL = 8
+
+
+def tensor_meta(t: torch.Tensor) -> Meta:
+    """(shape, dtype, device, requires_grad) of a tensor; never raises."""
+    try:
+        dtype = _DTYPE_NAMES.get(t.dtype)
+        if dtype is None:
+            dtype = _DTYPE_NAMES[t.dtype] = str(t.dtype).removeprefix("torch.")
+        return tuple(t.shape), dtype, str(t.device), bool(t.requires_grad)
+    except Exception:  # nested, sparse or exotic subclasses may refuse  # noqa: BLE001
+        return (), "unknown", "unknown", False
+
+
+def op_names(func: Any) -> tuple[str, str]:
+    """(qualified name, short label) of a torch function, e.g.
+    ``("torch.Tensor.__add__", "add")`` or ``("torch.nn.functional.linear", "linear")``."""
+    try:
+        cached = _NAMES.get(func)
+    except TypeError:  # unhashable callable
+        cached = None
+    if cached is not None:
+        return cached
+    name = resolve_name(func)
+    if name is None:
+        module = getattr(func, "__module__", None) or "torch"
+        qual = getattr(func, "__qualname__", None) or getattr(func, "__name__", None) or repr(func)
+        name = f"{module}.{qual}"
+    if name.startswith("torch.functional."):
+        name = "torch." + name[len("torch.functional.") :]
+    parts = name.split(".")
+    last = parts[-1]
+    if last == "__get__" and len(parts) > 1:  # property read, e.g. torch.Tensor.T.__get__
+        last = parts[-2]
+    if last.startswith("__") and last.endswith("__") and len(last) > 4:
+        last = last[2:-2]
+    result = (name, last)
+    try:
+        _NAMES[func] = result
+    except TypeError:
+        pass
+    return result
+
+
+def _version(t: torch.Tensor) -> int:
+    try:
+        return int(t._version)
+    except Exception:  # inference tensors have no version counter  # noqa: BLE001
+        return -1
+
+
+def _base(t: torch.Tensor) -> torch.Tensor:
+    base = t._base
+    return t if base is None else base
+
+
+class CallRec:
+    """One module call while recording."""
+
+    __slots__ = ("index", "module", "parent", "path", "call_index", "where", "failed", "entered")
+
+    def __init__(self, index: int, module: Any, parent: CallRec | None, path: str, call_index: int,
+                 where: Where | None) -> None:
+        self.index = index
+        self.module = module
+        self.parent = parent
+        self.path = path
+        self.call_index = call_index
+        self.where = where
+        self.failed = False
+        self.entered = False
+
+
+class NodeRec:
+    """One node while recording."""
+
+    __slots__ = ("index", "kind", "name", "label", "call", "outputs", "arguments", "where", "value", "error")
+
+    def __init__(self, index: int, kind: str, name: str, label: str, call: CallRec) -> None:
+        self.index = index
+        self.kind = kind
+        self.name = name
+        self.label = label
+        self.call = call
+        self.outputs: list[Meta] = []
+        self.arguments: list[tuple[str | None, str]] = []
+        self.where: Where | None = None
+        self.value: str | None = None
+        self.error: tuple[str, str] | None = None
+
+
+class _Entry:
+    """Which node output last produced (or wrote) a tensor."""
+
+    __slots__ = ("ref", "node", "port", "version", "meta")
+
+    def __init__(self, t: torch.Tensor, node: int, port: int, version: int, meta: Meta) -> None:
+        self.ref = weakref.ref(t)
+        self.node = node
+        self.port = port
+        self.version = version
+        self.meta = meta
+
+
+class Recorder(TorchFunctionMode):
+    """Records ops and module calls of one forward pass on the current thread.
+
+    Use as ``with recorder.active(): model(...)``; see :func:`vista_core.capture`.
+    """
+
+    def __init__(self, root: Any, root_path_map: dict[int, str], params: dict[int, tuple[str, str, torch.Tensor]],
+                 root_name: str) -> None:
+        super().__init__()
+        self.thread = threading.get_ident()
+        self.finder = SourceFinder()
+        self.nodes: list[NodeRec] = []
+        # (source node, source port, target node, target port, tensor meta)
+        self.edges: list[tuple[int, int, int, int, Meta]] = []
+        self.calls: list[CallRec] = []
+        self.stack: list[CallRec] = []
+        self.module_paths = root_path_map
+        self.params = params
+        self.call_counts: dict[int, int] = {}
+        self.producers: dict[int, _Entry] = {}
+        self.writers: dict[int, _Entry] = {}
+        self.failed_ops: dict[int, tuple[BaseException, int]] = {}
+        self.first_failed_call: dict[int, tuple[BaseException, CallRec]] = {}
+        self._handles: list[RemovableHandle] = []
+        self.root = CallRec(0, root, None, "", 0, self.finder.here())
+        self.root_name = root_name
+        self.calls.append(self.root)
+        self.stack.append(self.root)
+        self.root.entered = not isinstance(root, torch.nn.Module)
+
+    # -- life cycle ------------------------------------------------------------------
+    def start(self) -> None:
+        """Install the module hooks and push the mode. Undo with :meth:`stop`."""
+        from torch.nn.modules.module import register_module_forward_hook, register_module_forward_pre_hook
+
+        self._handles.append(register_module_forward_pre_hook(self._pre_hook))
+        self._handles.append(register_module_forward_hook(self._post_hook, always_call=True))
+        self.__enter__()
+
+    def stop(self) -> None:
+        """Pop the mode and remove the hooks; safe to call after a partial start."""
+        try:
+            self.__exit__(None, None, None)
+        finally:
+            for handle in self._handles:
+                handle.remove()
+            self._handles.clear()
+
+    # -- module calls ----------------------------------------------------------------
+    def _pre_hook(self, module: torch.nn.Module, args: object) -> None:
+        if threading.get_ident() != self.thread:
+            return
+        if module is self.root.module and not self.root.entered:
+            self.root.entered = True
+            return
+        parent = self.stack[-1]
+        path = self.module_paths.get(id(module))
+        if path is None:
+            path = (parent.path + "." if parent.path else "") + f"<{type(module).__name__}>"
+        key = id(module)
+        count = self.call_counts.get(key, 0)
+        self.call_counts[key] = count + 1
+        call = CallRec(len(self.calls), module, parent, path, count, self.finder.here())
+        self.calls.append(call)
+        self.stack.append(call)
+
+    def _post_hook(self, module: torch.nn.Module, args: object, output: object) -> None:
+        if threading.get_ident() != self.thread:
+            return
+        exc = sys.exc_info()[1] if output is None else None
+        stack = self.stack
+        # Pop this module's call; calls above it were left by an exception caught inside it.
+        for depth in range(len(stack) - 1, 0, -1):
+            if stack[depth].module is module:
+                for call in stack[depth + 1 :]:
+                    call.failed = True
+                call = stack[depth]
+                del stack[depth:]
+                if exc is not None:
+                    call.failed = True
+                    self.first_failed_call.setdefault(id(exc), (exc, call))
+                return
+
+    # -- tensor operations -----------------------------------------------------------
+    def __torch_function__(self, func: Callable[..., Any], types: Any, args: tuple[Any, ...] = (),
+                           kwargs: dict[str, Any] | None = None) -> Any:
+        if kwargs is None:
+            kwargs = {}
+        ins = list(iter_tensors(args))
+        if kwargs:
+            ins.extend(iter_tensors(kwargs))
+        versions = [_version(t) for t in ins]
+        try:
+            out = func(*args, **kwargs)
+        except BaseException as exc:
+            node = self._record_op(func, args, kwargs, ins, versions, [], [])
+            node.error = (type(exc).__name__, _message(exc))
+            self.failed_ops[id(exc)] = (exc, node.index)
+            raise
+        outs = list(iter_tensors(out))
+        mutated = [t for t, v in zip(ins, versions) if v != -1 and _version(t) != v]
+        if outs or mutated:
+            self._record_op(func, args, kwargs, ins, versions, outs, mutated)
+        return out
+
+    def _record_op(self, func: Any, args: tuple[Any, ...], kwargs: dict[str, Any], ins: list[torch.Tensor],
+                   versions: list[int], outs: list[torch.Tensor], mutated: list[torch.Tensor]) -> NodeRec:
+        name, label = op_names(func)
+        # Sources first, so parameter and constant nodes come before the op that reads them.
+        sources = [self._source(t, version) for t, version in zip(ins, versions)]
+        node = self._new_node("op", name, label, self.stack[-1])
+        node.where = self.finder.here()
+        index = node.index
+        positions: dict[int, int] = {}
+        for port, (t, (source, source_port, meta)) in enumerate(zip(ins, sources)):
+            positions.setdefault(id(t), port)
+            self.edges.append((source, source_port, index, port, meta))
+
+        def tensor_name(t: torch.Tensor) -> str:
+            return f"tensor#{positions.get(id(t), '?')}"
+
+        node.arguments = [(None, describe(a, tensor_name)) for a in args]
+        node.arguments.extend((k, describe(v, tensor_name)) for k, v in kwargs.items())
+        produced = outs + [t for t in mutated if not any(t is o for o in outs)]
+        for port, t in enumerate(produced):
+            meta = tensor_meta(t)
+            node.outputs.append(meta)
+            entry = _Entry(t, index, port, _version(t), meta)
+            self.producers[id(t)] = entry
+        for t in mutated:
+            base = _base(t)
+            entry = self.producers[id(t)]
+            self.writers[id(base)] = _Entry(base, index, entry.port, _version(t), entry.meta)
+        return node
+
+    # -- tensors -----------------------------------------------------------------------
+    def _new_node(self, kind: str, name: str, label: str, call: CallRec) -> NodeRec:
+        node = NodeRec(len(self.nodes), kind, name, label, call)
+        self.nodes.append(node)
+        return node
+
+    def register(self, t: torch.Tensor, node: NodeRec, port: int) -> None:
+        meta = tensor_meta(t)
+        while len(node.outputs) <= port:
+            node.outputs.append(meta)
+        self.producers.setdefault(id(t), _Entry(t, node.index, port, _version(t), meta))
+
+    def _source(self, t: torch.Tensor, version: int) -> tuple[int, int, Meta]:
+        """(node, output port, tensor meta) of whatever last wrote ``t``, which had version
+        ``version`` when it was read."""
+        entry = self.producers.get(id(t))
+        if entry is None or entry.ref() is not t:
+            entry = self._source_of_unknown(t, version)
+        if version == entry.version:
+            return entry.node, entry.port, entry.meta
+        # Written since it was produced, through an alias: the last writer of its storage.
+        base = _base(t)
+        writer = self.writers.get(id(base))
+        if writer is not None and writer.ref() is base and writer.version > entry.version:
+            return writer.node, writer.port, tensor_meta(t)
+        return entry.node, entry.port, tensor_meta(t)
+
+    def _source_of_unknown(self, t: torch.Tensor, version: int) -> _Entry:
+        """A tensor no recorded op produced: a parameter, a buffer or a constant."""
+        known = self.params.get(id(t))
+        if known is not None and known[2] is t:
+            name, kind, _ = known
+            owner = name.rpartition(".")[0]
+            call = next((c for c in reversed(self.stack) if c.path == owner), self.stack[-1])
+            node = self._new_node(kind, name, name.rpartition(".")[2], call)
+        else:
+            node = self._new_node("constant", "constant", "constant", self.stack[-1])
+            node.where = self.finder.here()
+            node.value = _preview(t)
+        meta = tensor_meta(t)
+        node.outputs.append(meta)
+        entry = _Entry(t, node.index, 0, version, meta)
+        self.producers[id(t)] = entry
+        return entry
+
+    def add_output(self, name: str, value: object) -> None:
+        """An output node for one leaf of the model's output."""
+        node = self._new_node("output", name, name.rpartition(".")[2] or name, self.root)
+        if isinstance(value, torch.Tensor):
+            source, port, meta = self._source(value, _version(value))
+            self.edges.append((source, port, node.index, 0, meta))
+        else:
+            node.value = describe(value, lambda t: "tensor")
+
+    def add_input(self, name: str, value: object) -> None:
+        node = self._new_node("input", name, name, self.root)
+        if isinstance(value, torch.Tensor):
+            self.register(value, node, 0)
+        else:
+            node.value = describe(value, lambda t: "tensor")
+
+    def add_error_node(self, exc: BaseException, call: CallRec) -> NodeRec:
+        """A node for an exception raised by Python code outside any tensor operation."""
+        node = self._new_node("error", type(exc).__name__, type(exc).__name__, call)
+        node.error = (type(exc).__name__, _message(exc))
+        node.where = self.finder.from_traceback(exc.__traceback__)
+        return node
+
+
+def _message(exc: BaseException) -> str:
+    try:
+        text = str(exc)
+    except Exception:  # a broken __str__ must not break the trace  # noqa: BLE001
+        text = f"<{type(exc).__name__}: str() raised>"
+    return text if len(text) <= 4000 else text[:3999] + "…"
+
+
+def _preview(t: torch.Tensor) -> str | None:
+    """The values of a small constant tensor, in short form; None for large or meta ones."""
+    try:
+        if t.device.type == "meta" or t.numel() > CONSTANT_PREVIEW_NUMEL or t.is_sparse:
+            return None
+        values = t.detach().cpu().reshape(-1).tolist()
+    except Exception:  # noqa: BLE001
+        return None
+    text = ", ".join(repr(v) for v in values)
+    return f"[{text}]" if t.dim() else text

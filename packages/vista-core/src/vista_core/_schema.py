@@ -1,0 +1,62 @@
+"""The JSON Schema files shipped with vista-core, and full validation against them."""
+
+from __future__ import annotations
+
+import json
+from importlib import resources
+from typing import Any
+
+from ._exceptions import SchemaError
+from ._graph import Graph, check_schema_version
+
+__all__ = ["schema", "validate_document"]
+
+
+def schema(major: int = 1) -> dict[str, Any]:
+    """The JSON Schema (draft 2020-12) of documents of schema major version ``major``."""
+    if not isinstance(major, int) or isinstance(major, bool):
+        raise TypeError(f"Invalid 'major' argument: {major!r}; pass the schema major version as an int, e.g. 1.")
+    path = resources.files("vista_core") / "schema" / f"v{major}" / "graph.schema.json"
+    if not path.is_file():
+        raise ValueError(f"No JSON Schema for schema major version {major!r}; this vista-core ships version 1.")
+    loaded: dict[str, Any] = json.loads(path.read_text(encoding="utf-8"))
+    return loaded
+
+
+def validate_document(document: Graph | dict[str, Any] | str) -> None:
+    """Validate a document (a :class:`Graph`, its dict, or its JSON text) against the shipped
+    JSON Schema of its major version. Raises :class:`SchemaError` listing the first problem.
+
+    Needs the optional ``jsonschema`` package: ``pip install 'vista-core[schema]'``.
+    """
+    try:
+        import jsonschema
+    except ImportError:  # pragma: no cover - exercised only without the extra
+        raise ImportError(
+            "validate_document() needs the 'jsonschema' package: pip install 'vista-core[schema]'"
+        ) from None
+    if isinstance(document, Graph):
+        data: Any = document.to_dict()
+    elif isinstance(document, (str, bytes)):
+        try:
+            data = json.loads(document)
+        except json.JSONDecodeError as exc:
+            raise SchemaError(f"Graph document is not valid JSON: {exc}") from None
+    elif isinstance(document, dict):
+        data = document
+    else:
+        raise TypeError(
+            f"Invalid 'document' argument of type {type(document).__name__}; pass a vista_core.Graph, "
+            "its to_dict() result, or its JSON text."
+        )
+    if not isinstance(data, dict):
+        raise SchemaError(f"A graph document must be a JSON object, got {type(data).__name__}")
+    version = data.get("schema_version")
+    check_schema_version(version)
+    validator = jsonschema.Draft202012Validator(schema(int(str(version).split(".")[0])))
+    errors = sorted(validator.iter_errors(data), key=lambda e: list(e.absolute_path))
+    if errors:
+        first = errors[0]
+        where = "$" + "".join(f"[{p!r}]" if isinstance(p, int) else f".{p}" for p in first.absolute_path)
+        raise SchemaError(f"Graph document does not match the v{version} JSON Schema at {where}: {first.message}"
+                          + (f" (and {len(errors) - 1} more problems)" if len(errors) > 1 else ""))

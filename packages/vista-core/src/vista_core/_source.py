@@ -1,0 +1,81 @@
+"""Finding the user's source line of a call: the innermost frame outside torch and Vista."""
+
+from __future__ import annotations
+
+import linecache
+import os
+import sys
+import traceback
+from types import FrameType, TracebackType
+
+import torch
+
+from ._graph import SourceLocation
+from ._values import short_text
+
+__all__ = ["SourceFinder", "format_traceback", "location"]
+
+_TORCH_DIR = os.path.dirname(os.path.abspath(torch.__file__)) + os.sep
+_OUR_DIR = os.path.dirname(os.path.abspath(__file__)) + os.sep
+
+
+def _is_internal(filename: str) -> bool:
+    path = os.path.abspath(filename)
+    return path.startswith(_TORCH_DIR) or path.startswith(_OUR_DIR)
+
+
+class SourceFinder:
+    """Finds and caches the user frame of each call. Frames are identified cheaply while
+    tracing (file, line, function); the source text is read once per line at the end."""
+
+    def __init__(self) -> None:
+        self._internal: dict[str, bool] = {}
+
+    def user_frame(self, frame: FrameType | None) -> tuple[str, int, str] | None:
+        internal = self._internal
+        while frame is not None:
+            code = frame.f_code
+            filename = code.co_filename
+            flag = internal.get(filename)
+            if flag is None:
+                flag = internal[filename] = _is_internal(filename)
+            if not flag:
+                return filename, frame.f_lineno, code.co_name
+            frame = frame.f_back
+        return None
+
+    def here(self) -> tuple[str, int, str] | None:
+        """The innermost user frame of the current call stack (Vista's frames are skipped
+        like torch's)."""
+        return self.user_frame(sys._getframe(1))
+
+    def from_traceback(self, tb: TracebackType | None) -> tuple[str, int, str] | None:
+        """The innermost user frame of a traceback (where the user's code raised or called)."""
+        found = None
+        while tb is not None:
+            code = tb.tb_frame.f_code
+            filename = code.co_filename
+            flag = self._internal.get(filename)
+            if flag is None:
+                flag = self._internal[filename] = _is_internal(filename)
+            if not flag:
+                found = (filename, tb.tb_lineno, code.co_name)
+            tb = tb.tb_next
+        return found
+
+
+def location(where: tuple[str, int, str] | None) -> SourceLocation | None:
+    """The document record for a frame found by :class:`SourceFinder`."""
+    if where is None:
+        return None
+    filename, line, function = where
+    code = short_text(linecache.getline(filename, line).strip(), 200)
+    return SourceLocation(file=filename, line=line, function=function, code=code)
+
+
+def format_traceback(exc: BaseException) -> str:
+    """The exception formatted as Python prints it, without Vista's own frames."""
+    te = traceback.TracebackException.from_exception(exc, limit=None)
+    frames = [f for f in te.stack if not os.path.abspath(f.filename).startswith(_OUR_DIR)]
+    te.stack = traceback.StackSummary.from_list(frames)
+    return "".join(te.format())

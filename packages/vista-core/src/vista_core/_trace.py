@@ -1,0 +1,332 @@
+"""The public entry points :func:`trace` and :func:`capture`, and turning records into a Graph."""
+
+from __future__ import annotations
+
+import inspect
+import platform
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+
+import torch
+
+from ._analysis import CallShape, NodeShape, repeated_blocks, signatures
+from ._exceptions import TraceInputError
+from ._graph import (
+    Argument,
+    Edge,
+    Graph,
+    ModuleCall,
+    Node,
+    NodeError,
+    ParameterInfo,
+    Producer,
+    RepeatedBlock,
+    TensorMeta,
+    TraceError,
+)
+from ._recorder import CallRec, Meta, Recorder
+from ._source import format_traceback, location
+from ._values import named_leaves, short_text
+from ._version import SCHEMA_VERSION, __version__
+
+__all__ = ["Capture", "capture", "trace"]
+
+
+@dataclass(frozen=True)
+class Capture:
+    """The outcome of :func:`capture`: the graph, and the model's output or exception.
+
+    ``exception`` is the very object the forward pass raised (``None`` if it returned);
+    call :meth:`reraise` after showing the graph to propagate it as usual.
+    """
+
+    graph: Graph
+    output: Any
+    exception: BaseException | None
+
+    def reraise(self) -> None:
+        """Raise the forward pass's exception, if there was one."""
+        if self.exception is not None:
+            raise self.exception
+
+
+def trace(model: Any, inputs: Any = (), *, kwargs: Mapping[str, Any] | None = None) -> Graph:
+    """Run ``model`` on ``inputs`` and return the graph of its forward pass.
+
+    ``inputs`` is a tensor (one positional argument), a tuple or list of positional
+    arguments, or a dict of keyword arguments; ``kwargs`` adds keyword arguments
+    (``input_ids=...`` for Hugging Face models). Nested tuples, lists and dicts inside are
+    fine. The model runs once, in the caller's grad mode, and its result is unchanged.
+
+    If the forward pass raises, the original exception propagates unchanged. To get the
+    partial graph as well, use :func:`capture`.
+    """
+    result = capture(model, inputs, kwargs=kwargs)
+    result.reraise()
+    return result.graph
+
+
+def capture(model: Any, inputs: Any = (), *, kwargs: Mapping[str, Any] | None = None) -> Capture:
+    """Like :func:`trace`, but never raises the model's exception: it is returned in the
+    :class:`Capture` next to the graph of everything up to the failure, with the failing call
+    marked. This includes ``KeyboardInterrupt`` raised inside the forward pass, so a caller
+    must call :meth:`Capture.reraise` once it has shown the graph.
+
+    Errors of Vista's own (a bad ``model`` or ``inputs``) raise :class:`TraceInputError`.
+    """
+    _check_model(model)
+    args, kw = _split_inputs(inputs, kwargs)
+    recorder = Recorder(model, _module_paths(model), _parameters(model), _root_name(model))
+    names = _argument_names(model, len(args))
+    for name, value in zip(names, args):
+        for leaf_name, leaf in named_leaves(value, name):
+            recorder.add_input(leaf_name, leaf)
+    for key, value in kw.items():
+        for leaf_name, leaf in named_leaves(value, key):
+            recorder.add_input(leaf_name, leaf)
+
+    output: Any = None
+    error: BaseException | None = None
+    recorder.start()
+    try:
+        output = model(*args, **kw)
+    except BaseException as exc:  # returned to the caller, who re-raises it
+        error = exc
+    finally:
+        recorder.stop()
+    return Capture(_build(recorder, output, error), output, error)
+
+
+# -- checking what the user passed -------------------------------------------------------
+
+def _check_model(model: Any) -> None:
+    if isinstance(model, torch.jit.ScriptModule) or isinstance(model, torch.jit.ScriptFunction):
+        raise TraceInputError(
+            f"Cannot trace the TorchScript object {type(model).__name__!r}: it runs in the "
+            "TorchScript interpreter, where Python-level operations cannot be observed. Pass the "
+            "original nn.Module (before torch.jit.script / torch.jit.trace) instead."
+        )
+    if not isinstance(model, torch.nn.Module) and not callable(model):
+        raise TraceInputError(
+            f"Invalid 'model' argument: {short_text(repr(model), 80)} (type "
+            f"{type(model).__name__}). Pass a torch.nn.Module, or a function that takes the "
+            "inputs and returns tensors."
+        )
+
+
+def _split_inputs(inputs: Any, kwargs: Mapping[str, Any] | None) -> tuple[tuple[Any, ...], dict[str, Any]]:
+    if isinstance(inputs, torch.Tensor):
+        args: tuple[Any, ...] = (inputs,)
+        kw: dict[str, Any] = {}
+    elif isinstance(inputs, (tuple, list)):
+        args, kw = tuple(inputs), {}
+    elif isinstance(inputs, Mapping):
+        args, kw = (), dict(inputs)
+    else:
+        raise TraceInputError(
+            f"Invalid 'inputs' argument: {short_text(repr(inputs), 80)} (type "
+            f"{type(inputs).__name__}). Pass a tensor, a tuple of positional arguments, or a "
+            "dict of keyword arguments; wrap any other single argument in a tuple: (value,)."
+        )
+    if kwargs is not None:
+        if not isinstance(kwargs, Mapping):
+            raise TraceInputError(
+                f"Invalid 'kwargs' argument: {short_text(repr(kwargs), 80)} (type "
+                f"{type(kwargs).__name__}). Pass a dict of keyword arguments, e.g. "
+                "kwargs={'input_ids': ids}."
+            )
+        for key in kwargs:
+            if not isinstance(key, str):
+                raise TraceInputError(f"Invalid key in 'kwargs': {key!r}; keyword names must be strings.")
+            if key in kw:
+                raise TraceInputError(f"Keyword argument {key!r} is given both in 'inputs' and in 'kwargs'.")
+        kw.update(kwargs)
+    for key in kw:
+        if not isinstance(key, str):
+            raise TraceInputError(f"Invalid key in 'inputs': {key!r}; keyword names must be strings.")
+    return args, kw
+
+
+def _forward_of(model: Any) -> Any:
+    return model.forward if isinstance(model, torch.nn.Module) else model
+
+
+def _argument_names(model: Any, count: int) -> list[str]:
+    """Names of the first ``count`` positional parameters of the model's forward."""
+    names: list[str] = []
+    try:
+        params = list(inspect.signature(_forward_of(model)).parameters.values())
+    except (TypeError, ValueError):
+        params = []
+    for p in params:
+        if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD):
+            names.append(p.name)
+        elif p.kind is p.VAR_POSITIONAL:
+            names.extend(f"{p.name}[{i}]" for i in range(count - len(names)))
+            break
+    names.extend(f"args[{i}]" for i in range(len(names), count))
+    return names[:count]
+
+
+def _module_paths(model: Any) -> dict[int, str]:
+    paths: dict[int, str] = {}
+    if isinstance(model, torch.nn.Module):
+        for name, module in model.named_modules(remove_duplicate=False):
+            paths.setdefault(id(module), name)
+    return paths
+
+
+def _parameters(model: Any) -> dict[int, tuple[str, str, torch.Tensor]]:
+    found: dict[int, tuple[str, str, torch.Tensor]] = {}
+    if isinstance(model, torch.nn.Module):
+        for name, p in model.named_parameters():
+            found.setdefault(id(p), (name, "parameter", p))
+        for name, b in model.named_buffers():
+            found.setdefault(id(b), (name, "buffer", b))
+    return found
+
+
+def _root_name(model: Any) -> str:
+    return type(model).__name__ if isinstance(model, torch.nn.Module) else getattr(model, "__name__", "model")
+
+
+# -- records to document -----------------------------------------------------------------
+
+def _tensor(meta: Meta) -> TensorMeta:
+    return TensorMeta(shape=meta[0], dtype=meta[1], device=meta[2], requires_grad=meta[3])
+
+
+def _module_info(call: CallRec, cache: dict[int, tuple[Any, ...]]) -> tuple[Any, ...]:
+    module = call.module
+    if id(module) in cache:
+        return cache[id(module)]
+    cls = type(module)
+    if isinstance(module, torch.nn.Module):
+        class_name, class_qualname = cls.__name__, f"{cls.__module__}.{cls.__qualname__}"
+        seen: set[int] = set()
+        total = 0
+        for p in module.parameters():
+            if id(p) not in seen:
+                seen.add(id(p))
+                total += p.numel()
+        params = [ParameterInfo(name=n, kind="parameter", shape=tuple(p.shape),
+                                dtype=str(p.dtype).removeprefix("torch."), numel=p.numel(),
+                                requires_grad=p.requires_grad)
+                  for n, p in module.named_parameters(recurse=False)]
+        params += [ParameterInfo(name=n, kind="buffer", shape=tuple(b.shape),
+                                 dtype=str(b.dtype).removeprefix("torch."), numel=b.numel())
+                   for n, b in module.named_buffers(recurse=False)]
+        own = sum(p.numel for p in params if p.kind == "parameter")
+        try:
+            extra = short_text(str(module.extra_repr()), 300)
+        except Exception as exc:  # a model's own extra_repr may be broken  # noqa: BLE001
+            extra = f"<extra_repr() raised {type(exc).__name__}>"
+    else:
+        name = getattr(module, "__qualname__", None) or getattr(module, "__name__", None) or cls.__name__
+        class_name, class_qualname = str(name), f"{getattr(module, '__module__', None) or ''}.{name}".lstrip(".")
+        total = own = 0
+        params, extra = [], ""
+    cache[id(module)] = (class_name, class_qualname, total, own, tuple(params), extra)
+    return cache[id(module)]
+
+
+def _build(rec: Recorder, output: Any, error: BaseException | None) -> Graph:
+    if error is None:
+        prefix = "" if isinstance(output, Mapping) else "output"
+        for name, leaf in named_leaves(output, prefix):
+            if leaf is not None:
+                rec.add_output(name or "output", leaf)
+    failed_node: int | None = None
+    if error is not None:
+        for call in rec.stack:  # calls still open were left by the exception
+            call.failed = True
+        rec.root.failed = True
+        found = rec.failed_ops.get(id(error))
+        if found is not None and found[0] is error:
+            failed_node = found[1]
+        else:
+            left = rec.first_failed_call.get(id(error))
+            call = left[1] if left is not None and left[0] is error else rec.stack[-1]
+            failed_node = rec.add_error_node(error, call).index
+
+    node_shapes = [NodeShape(n.call.index, _node_key(n)) for n in rec.nodes]
+    infos: dict[int, tuple[Any, ...]] = {}
+    call_infos = [_module_info(c, infos) for c in rec.calls]
+    call_shapes = [CallShape(None if c.parent is None else c.parent.index, info[1])
+                   for c, info in zip(rec.calls, call_infos)]
+    wiring = [(e[0], e[1], e[2], e[3]) for e in rec.edges]
+    sigs = signatures(call_shapes, node_shapes, wiring)
+    blocks = repeated_blocks(call_shapes, node_shapes, wiring, sigs)
+
+    modules = tuple(
+        ModuleCall(
+            id=f"m{c.index}",
+            parent=None if c.parent is None else f"m{c.parent.index}",
+            path=c.path,
+            name=c.path.rpartition(".")[2],
+            class_name=info[0],
+            class_qualname=info[1],
+            call_index=c.call_index,
+            num_params=info[2],
+            num_params_own=info[3],
+            signature=sigs[c.index],
+            parameters=info[4],
+            extra_repr=info[5],
+            failed=c.failed,
+            source=location(c.where),
+        )
+        for c, info in zip(rec.calls, call_infos)
+    )
+    nodes = tuple(
+        Node(
+            id=f"n{n.index}",
+            kind=n.kind,  # type: ignore[arg-type]  # NodeRec.kind holds a NodeKind value
+            name=n.name,
+            label=n.label,
+            module=f"m{n.call.index}",
+            outputs=tuple(_tensor(m) for m in n.outputs),
+            arguments=tuple(Argument(name=k, value=v) for k, v in n.arguments),
+            source=location(n.where),
+            value=n.value,
+            error=None if n.error is None else NodeError(type=n.error[0], message=n.error[1]),
+        )
+        for n in rec.nodes
+    )
+    edges = tuple(
+        Edge(source=f"n{s}", source_output=sp, target=f"n{t}", target_input=tp, tensor=_tensor(m))
+        for s, sp, t, tp, m in rec.edges
+    )
+    trace_error = None
+    if error is not None:
+        cls = type(error)
+        trace_error = TraceError(
+            type=cls.__name__,
+            qualname=f"{cls.__module__}.{cls.__qualname__}",
+            message=rec.nodes[failed_node].error[1] if failed_node is not None and rec.nodes[failed_node].error else "",
+            traceback=format_traceback(error),
+            node=None if failed_node is None else f"n{failed_node}",
+        )
+    return Graph(
+        schema_version=SCHEMA_VERSION,
+        producer=Producer(name="vista-core", version=__version__, torch=torch.__version__,
+                          python=platform.python_version()),
+        modules=modules,
+        nodes=nodes,
+        edges=edges,
+        repeated_blocks=tuple(
+            RepeatedBlock(parent=f"m{p}", modules=tuple(f"m{c}" for c in run), signature=sigs[run[0]])
+            for p, run in blocks
+        ),
+        error=trace_error,
+    )
+
+
+def _node_key(node: Any) -> str:
+    shapes = ";".join(f"{m[0]}{m[1]}" for m in node.outputs)
+    if node.kind == "op":
+        args = ",".join(f"{k}={v}" for k, v in node.arguments)
+        return f"op:{node.name}({args}):{shapes}"
+    if node.kind in ("parameter", "buffer"):
+        return f"{node.kind}:{node.label}:{shapes}"
+    return f"{node.kind}:{shapes}"

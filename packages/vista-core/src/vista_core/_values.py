@@ -1,0 +1,135 @@
+"""Walking nested Python values: finding tensors in them and describing the rest briefly.
+
+Everything here is on the tracer's hot path or writes text into the document, so it is
+bounded: long containers and strings are cut, and no object's ``__repr__`` is called unless
+its type is known to give short, deterministic text.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import enum
+import math
+from collections.abc import Callable, Iterator, Mapping
+from typing import Any
+
+import torch
+
+__all__ = ["MAX_ITEMS", "MAX_TEXT", "describe", "iter_tensors", "named_leaves", "short_text"]
+
+#: Longest text kept for one value, in characters; the rest is replaced by "…".
+MAX_TEXT = 120
+#: Items of a list, tuple or dict shown before the rest is summarised as "…(+N)".
+MAX_ITEMS = 8
+#: Deepest nesting of containers walked when looking for tensors.
+MAX_DEPTH = 32
+
+
+def short_text(text: str, limit: int = MAX_TEXT) -> str:
+    """``text`` cut to ``limit`` characters, marking the cut with ``…``."""
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+def iter_tensors(value: object, depth: int = 0) -> Iterator[torch.Tensor]:
+    """Tensors inside ``value`` (lists, tuples, dicts nested), in a deterministic order."""
+    if isinstance(value, torch.Tensor):
+        yield value
+    elif depth >= MAX_DEPTH:
+        return
+    elif isinstance(value, (list, tuple)):
+        for item in value:
+            if isinstance(item, torch.Tensor):
+                yield item
+            elif isinstance(item, (list, tuple, dict)):
+                yield from iter_tensors(item, depth + 1)
+    elif isinstance(value, dict):
+        for item in value.values():
+            yield from iter_tensors(item, depth + 1)
+
+
+def named_leaves(value: object, prefix: str, depth: int = 0) -> Iterator[tuple[str, object]]:
+    """Leaves of a nested input or output, each with a readable path such as
+    ``out['logits']`` or ``args[1][0]``. Mappings (including Hugging Face ``ModelOutput``),
+    dataclasses, named tuples, lists and tuples are walked; anything else is a leaf."""
+    if depth >= MAX_DEPTH:
+        yield prefix, value
+    elif isinstance(value, torch.Tensor):
+        yield prefix, value
+    elif isinstance(value, Mapping):
+        for key, item in value.items():
+            yield from named_leaves(item, f"{prefix}[{key!r}]" if prefix else str(key), depth + 1)
+    elif isinstance(value, tuple) and hasattr(value, "_fields"):
+        for key in value._fields:
+            yield from named_leaves(getattr(value, key), f"{prefix}.{key}" if prefix else key, depth + 1)
+    elif isinstance(value, (list, tuple)):
+        for i, item in enumerate(value):
+            yield from named_leaves(item, f"{prefix}[{i}]", depth + 1)
+    elif dataclasses.is_dataclass(value) and not isinstance(value, type):
+        for f in dataclasses.fields(value):
+            item = getattr(value, f.name)
+            yield from named_leaves(item, f"{prefix}.{f.name}" if prefix else f.name, depth + 1)
+    else:
+        yield prefix, value
+
+
+def _describe_float(value: float) -> str:
+    if math.isnan(value) or math.isinf(value):
+        return str(value)
+    return repr(value)
+
+
+def describe(value: Any, tensor_names: Callable[[torch.Tensor], str], depth: int = 0) -> str:
+    """A short, deterministic description of an argument value.
+
+    Tensors are named by ``tensor_names``; containers show at most :data:`MAX_ITEMS` items;
+    objects of unknown types are shown by their type name only (their ``repr`` may be long,
+    may raise, or may contain a memory address that would make documents differ run to run).
+    """
+    return short_text(_describe(value, tensor_names, depth))
+
+
+def _describe(value: Any, tensor_names: Callable[[torch.Tensor], str], depth: int) -> str:
+    if isinstance(value, torch.Tensor):
+        return tensor_names(value)
+    if value is None or isinstance(value, (bool, int)):
+        return repr(value)
+    if isinstance(value, float):
+        return _describe_float(value)
+    if isinstance(value, complex):
+        return repr(value)
+    if isinstance(value, str):
+        return repr(short_text(value, 40))
+    if isinstance(value, (torch.dtype, torch.device, torch.layout, torch.memory_format)):
+        return str(value)
+    if isinstance(value, torch.Size):
+        return "(" + ", ".join(str(d) for d in value) + ("," if len(value) == 1 else "") + ")"
+    if value is Ellipsis:
+        return "..."
+    if isinstance(value, slice):
+        parts = ["" if p is None else _describe(p, tensor_names, depth + 1) for p in (value.start, value.stop)]
+        text = ":".join(parts)
+        if value.step is not None:
+            text += ":" + _describe(value.step, tensor_names, depth + 1)
+        return text
+    if isinstance(value, enum.Enum):
+        return f"{type(value).__name__}.{value.name}"
+    if depth >= 4:
+        return "…"
+    if isinstance(value, (list, tuple)):
+        items = [_describe(v, tensor_names, depth + 1) for v in value[:MAX_ITEMS]]
+        if len(value) > MAX_ITEMS:
+            items.append(f"…(+{len(value) - MAX_ITEMS})")
+        if isinstance(value, list):
+            return "[" + ", ".join(items) + "]"
+        return "(" + ", ".join(items) + ("," if len(value) == 1 else "") + ")"
+    if isinstance(value, dict):
+        keys = list(value)[:MAX_ITEMS]
+        items = [f"{_describe(k, tensor_names, depth + 1)}: {_describe(value[k], tensor_names, depth + 1)}" for k in keys]
+        if len(value) > MAX_ITEMS:
+            items.append(f"…(+{len(value) - MAX_ITEMS})")
+        return "{" + ", ".join(items) + "}"
+    if callable(value):
+        name = getattr(value, "__qualname__", None) or getattr(value, "__name__", None)
+        if isinstance(name, str):
+            return name
+    return f"<{type(value).__qualname__}>"
