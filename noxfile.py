@@ -70,7 +70,7 @@ def lint(session: nox.Session) -> None:
 @nox.session(python=PYTHON)
 def typecheck(session: nox.Session) -> None:
     """mypy --strict over the three packages' sources."""
-    install(session, "mypy", "-e", CORE, "-e", RENDER, "-e", JUPYTER)
+    install(session, "mypy", "types-jsonschema", "-e", CORE, "-e", RENDER, "-e", JUPYTER)
     session.run("mypy", *session.posargs)
 
 

@@ -44,15 +44,19 @@ def signatures(calls: Sequence[CallShape], nodes: Sequence[NodeShape],
     """One signature per call. ``edges`` are (source node, source port, target node, target
     port). Calls must be listed parents first, nodes in execution order."""
     chains = _ancestors(calls)
+    chain_sets = [set(chain) for chain in chains]
     members: list[list[int]] = [[] for _ in calls]
     for n, node in enumerate(nodes):
         for c in chains[node.call]:
             members[c].append(n)
     # Position of each node inside each enclosing call's subtree.
     local: list[dict[int, int]] = [{n: i for i, n in enumerate(m)} for m in members]
+    # Node keys as small numbers, so each call's description stays short.
+    key_ids: dict[str, int] = {}
+    keys = [key_ids.setdefault(node.key, len(key_ids)) for node in nodes]
     wiring: list[list[tuple[object, ...]]] = [[] for _ in calls]
     for source, sport, target, tport in edges:
-        source_chain = set(chains[nodes[source].call])
+        source_chain = chain_sets[nodes[source].call]
         for c in chains[nodes[target].call]:
             if c in source_chain:
                 wiring[c].append((local[c][source], sport, local[c][target], tport))
@@ -68,8 +72,10 @@ def signatures(calls: Sequence[CallShape], nodes: Sequence[NodeShape],
                 calls_inside[node_call] = len(calls_inside)
                 parts.append(("call", calls_inside[node_call], calls[node_call].class_qualname,
                               calls_inside.get(calls[node_call].parent or 0, -1)))
-            parts.append((calls_inside[node_call], nodes[n].key))
+            parts.append((calls_inside[node_call], keys[n]))
         parts.append(tuple(wiring[c]))
+        # The key texts themselves, in the order the numbers were given within this call.
+        parts.append(sorted({keys[n]: nodes[n].key for n in members[c]}.items()))
         digest = hashlib.sha1(repr(parts).encode("utf-8"), usedforsecurity=False).hexdigest()
         result.append(digest[:16])
     return result
@@ -85,12 +91,17 @@ def repeated_blocks(calls: Sequence[CallShape], nodes: Sequence[NodeShape],
     for i, call in enumerate(calls):
         if call.parent is not None:
             children.setdefault(call.parent, []).append(i)
+    # For each edge, the two sibling calls it connects: the children of the lowest common
+    # ancestor that hold its source and its target.
     feeds: set[tuple[int, int]] = set()
     for source, _sport, target, _tport in edges:
-        for a in chains[nodes[source].call]:
-            for b in chains[nodes[target].call]:
-                if a != b:
-                    feeds.add((a, b))
+        up_source = chains[nodes[source].call][::-1]
+        up_target = chains[nodes[target].call][::-1]
+        depth = 0
+        while depth < min(len(up_source), len(up_target)) and up_source[depth] == up_target[depth]:
+            depth += 1
+        if depth < len(up_source) and depth < len(up_target):
+            feeds.add((up_source[depth], up_target[depth]))
     blocks: list[tuple[int, list[int]]] = []
     for parent, kids in children.items():
         run: list[int] = [kids[0]]

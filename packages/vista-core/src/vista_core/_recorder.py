@@ -11,8 +11,10 @@ into the document's records in :meth:`Recorder.finish`.
 
 from __future__ import annotations
 
+import contextlib
 import sys
 import threading
+import warnings
 import weakref
 from collections.abc import Callable
 from typing import Any
@@ -24,27 +26,50 @@ from torch.utils.hooks import RemovableHandle
 from ._source import SourceFinder
 from ._values import describe, iter_tensors
 
-__all__ = ["CallRec", "NodeRec", "Recorder"]
+__all__ = ["CallRec", "Meta", "NodeRec", "Recorder", "meta_text", "tensor_meta"]
 
 Where = tuple[str, int, str]
-Meta = tuple[tuple[int, ...], str, str, bool]
+# (shape, dtype, device, requires_grad), as torch objects: see tensor_meta().
+Meta = tuple[tuple[int, ...], Any, Any, bool]
 
-_DTYPE_NAMES: dict[torch.dtype, str] = {}
+_META_TEXT: dict[tuple[Any, Any], tuple[str, str]] = {}
 _NAMES: dict[Any, tuple[str, str]] = {}
+
+
+def _warm_up_name_table() -> None:
+    """Build torch's table of overridable functions now, at import, with its deprecation
+    warnings silenced: torch builds it lazily on the first resolve_name() call, and that must
+    not happen in the middle of a user's trace (it reads deprecated torch attributes)."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        resolve_name(torch.add)
+
+
+_warm_up_name_table()
 
 #: Constants with at most this many elements get their values written into the document.
 CONSTANT_PREVIEW_NUMEL = 8
 
 
 def tensor_meta(t: torch.Tensor) -> Meta:
-    """(shape, dtype, device, requires_grad) of a tensor; never raises."""
+    """(shape, dtype, device, requires_grad) of a tensor, as torch objects (turned into text
+    once, when the document is built: this runs for every tensor); never raises."""
     try:
-        dtype = _DTYPE_NAMES.get(t.dtype)
-        if dtype is None:
-            dtype = _DTYPE_NAMES[t.dtype] = str(t.dtype).removeprefix("torch.")
-        return tuple(t.shape), dtype, str(t.device), bool(t.requires_grad)
+        return t.shape, t.dtype, t.device, t.requires_grad
     except Exception:  # nested, sparse or exotic subclasses may refuse  # noqa: BLE001
-        return (), "unknown", "unknown", False
+        return (), None, None, False
+
+
+def meta_text(dtype: Any, device: Any) -> tuple[str, str]:
+    """The document's text for a dtype and a device from :func:`tensor_meta`."""
+    key = (dtype, device)
+    found = _META_TEXT.get(key)
+    if found is None:
+        found = _META_TEXT[key] = (
+            "unknown" if dtype is None else str(dtype).removeprefix("torch."),
+            "unknown" if device is None else str(device),
+        )
+    return found
 
 
 def op_names(func: Any) -> tuple[str, str]:
@@ -70,10 +95,8 @@ def op_names(func: Any) -> tuple[str, str]:
     if last.startswith("__") and last.endswith("__") and len(last) > 4:
         last = last[2:-2]
     result = (name, last)
-    try:
+    with contextlib.suppress(TypeError):  # unhashable callables are simply not cached
         _NAMES[func] = result
-    except TypeError:
-        pass
     return result
 
 
@@ -174,12 +197,12 @@ class Recorder(TorchFunctionMode):
 
         self._handles.append(register_module_forward_pre_hook(self._pre_hook))
         self._handles.append(register_module_forward_hook(self._post_hook, always_call=True))
-        self.__enter__()
+        self.__enter__()  # type: ignore[no-untyped-call]  # torch leaves TorchFunctionMode untyped
 
     def stop(self) -> None:
         """Pop the mode and remove the hooks; safe to call after a partial start."""
         try:
-            self.__exit__(None, None, None)
+            self.__exit__(None, None, None)  # type: ignore[no-untyped-call]  # as above
         finally:
             for handle in self._handles:
                 handle.remove()
@@ -223,12 +246,22 @@ class Recorder(TorchFunctionMode):
     # -- tensor operations -----------------------------------------------------------
     def __torch_function__(self, func: Callable[..., Any], types: Any, args: tuple[Any, ...] = (),
                            kwargs: dict[str, Any] | None = None) -> Any:
+        # The hot path: find input tensors and their versions, run, and record only calls
+        # that produce or write a tensor (property reads and .size() are not nodes).
         if kwargs is None:
             kwargs = {}
-        ins = list(iter_tensors(args))
+        ins: list[torch.Tensor] = []
+        for a in args:
+            if isinstance(a, torch.Tensor):
+                ins.append(a)
+            elif isinstance(a, (list, tuple, dict)):
+                ins.extend(iter_tensors(a))
         if kwargs:
             ins.extend(iter_tensors(kwargs))
-        versions = [_version(t) for t in ins]
+        try:
+            versions = [t._version for t in ins]
+        except Exception:  # inference tensors have no version counter  # noqa: BLE001
+            versions = [_version(t) for t in ins]
         try:
             out = func(*args, **kwargs)
         except BaseException as exc:
@@ -236,8 +269,13 @@ class Recorder(TorchFunctionMode):
             node.error = (type(exc).__name__, _message(exc))
             self.failed_ops[id(exc)] = (exc, node.index)
             raise
-        outs = list(iter_tensors(out))
-        mutated = [t for t, v in zip(ins, versions) if v != -1 and _version(t) != v]
+        if isinstance(out, torch.Tensor):
+            outs = [out]
+        elif isinstance(out, (list, tuple)):
+            outs = list(iter_tensors(out))
+        else:
+            outs = []
+        mutated = [t for t, v in zip(ins, versions) if v != -1 and _version(t) != v] if ins else []
         if outs or mutated:
             self._record_op(func, args, kwargs, ins, versions, outs, mutated)
         return out
@@ -251,24 +289,34 @@ class Recorder(TorchFunctionMode):
         node.where = self.finder.here()
         index = node.index
         positions: dict[int, int] = {}
+        edges = self.edges
         for port, (t, (source, source_port, meta)) in enumerate(zip(ins, sources)):
             positions.setdefault(id(t), port)
-            self.edges.append((source, source_port, index, port, meta))
+            edges.append((source, source_port, index, port, meta))
 
         def tensor_name(t: torch.Tensor) -> str:
             return f"tensor#{positions.get(id(t), '?')}"
 
-        node.arguments = [(None, describe(a, tensor_name)) for a in args]
-        node.arguments.extend((k, describe(v, tensor_name)) for k, v in kwargs.items())
-        produced = outs + [t for t in mutated if not any(t is o for o in outs)]
+        arguments = node.arguments
+        for a in args:
+            if isinstance(a, torch.Tensor):
+                arguments.append((None, f"tensor#{positions[id(a)]}"))
+            else:
+                arguments.append((None, describe(a, tensor_name)))
+        for k, v in kwargs.items():
+            arguments.append((k, describe(v, tensor_name)))
+        produced = outs
+        if mutated:
+            produced = outs + [t for t in mutated if not any(t is o for o in outs)]
+        producers = self.producers
+        outputs = node.outputs
         for port, t in enumerate(produced):
             meta = tensor_meta(t)
-            node.outputs.append(meta)
-            entry = _Entry(t, index, port, _version(t), meta)
-            self.producers[id(t)] = entry
+            outputs.append(meta)
+            producers[id(t)] = _Entry(t, index, port, _version(t), meta)
         for t in mutated:
             base = _base(t)
-            entry = self.producers[id(t)]
+            entry = producers[id(t)]
             self.writers[id(base)] = _Entry(base, index, entry.port, _version(t), entry.meta)
         return node
 

@@ -25,7 +25,7 @@ from ._graph import (
     TensorMeta,
     TraceError,
 )
-from ._recorder import CallRec, Meta, Recorder
+from ._recorder import CallRec, Meta, Recorder, meta_text
 from ._source import format_traceback, location
 from ._values import named_leaves, short_text
 from ._version import SCHEMA_VERSION, __version__
@@ -91,7 +91,7 @@ def capture(model: Any, inputs: Any = (), *, kwargs: Mapping[str, Any] | None = 
     recorder.start()
     try:
         output = model(*args, **kw)
-    except BaseException as exc:  # returned to the caller, who re-raises it
+    except BaseException as exc:  # noqa: BLE001  # returned to the caller, who re-raises it
         error = exc
     finally:
         recorder.stop()
@@ -101,7 +101,7 @@ def capture(model: Any, inputs: Any = (), *, kwargs: Mapping[str, Any] | None = 
 # -- checking what the user passed -------------------------------------------------------
 
 def _check_model(model: Any) -> None:
-    if isinstance(model, torch.jit.ScriptModule) or isinstance(model, torch.jit.ScriptFunction):
+    if isinstance(model, (torch.jit.ScriptModule, torch.jit.ScriptFunction)):
         raise TraceInputError(
             f"Cannot trace the TorchScript object {type(model).__name__!r}: it runs in the "
             "TorchScript interpreter, where Python-level operations cannot be observed. Pass the "
@@ -193,23 +193,48 @@ def _root_name(model: Any) -> str:
 
 # -- records to document -----------------------------------------------------------------
 
+def _tensors(metas: list[Meta]) -> tuple[TensorMeta, ...]:
+    """Document records of recorded metas, made once per distinct meta."""
+    return tuple(_tensor(m) for m in metas)
+
+
+_TENSORS: dict[tuple[Any, ...], TensorMeta] = {}
+
+
 def _tensor(meta: Meta) -> TensorMeta:
-    return TensorMeta(shape=meta[0], dtype=meta[1], device=meta[2], requires_grad=meta[3])
+    try:
+        found = _TENSORS.get(meta)
+    except TypeError:  # an unhashable shape from an exotic tensor
+        found = None
+    if found is None:
+        dtype, device = meta_text(meta[1], meta[2])
+        found = TensorMeta(shape=tuple(int(d) for d in meta[0]), dtype=dtype, device=device,
+                           requires_grad=bool(meta[3]))
+        if len(_TENSORS) < 100_000:
+            _TENSORS[meta] = found
+    return found
 
 
-def _module_info(call: CallRec, cache: dict[int, tuple[Any, ...]]) -> tuple[Any, ...]:
+def _parameter_ids(module: torch.nn.Module, memo: dict[int, dict[int, int]]) -> dict[int, int]:
+    """{id(parameter): numel} of a module and its children, computed once per module."""
+    found = memo.get(id(module))
+    if found is None:
+        found = {id(p): p.numel() for p in module._parameters.values() if p is not None}
+        for child in module._modules.values():
+            if child is not None:
+                found.update(_parameter_ids(child, memo))
+        memo[id(module)] = found
+    return found
+
+
+def _module_info(call: CallRec, cache: dict[int, tuple[Any, ...]], memo: dict[int, dict[int, int]]) -> tuple[Any, ...]:
     module = call.module
     if id(module) in cache:
         return cache[id(module)]
     cls = type(module)
     if isinstance(module, torch.nn.Module):
         class_name, class_qualname = cls.__name__, f"{cls.__module__}.{cls.__qualname__}"
-        seen: set[int] = set()
-        total = 0
-        for p in module.parameters():
-            if id(p) not in seen:
-                seen.add(id(p))
-                total += p.numel()
+        total = sum(_parameter_ids(module, memo).values())
         params = [ParameterInfo(name=n, kind="parameter", shape=tuple(p.shape),
                                 dtype=str(p.dtype).removeprefix("torch."), numel=p.numel(),
                                 requires_grad=p.requires_grad)
@@ -252,7 +277,8 @@ def _build(rec: Recorder, output: Any, error: BaseException | None) -> Graph:
 
     node_shapes = [NodeShape(n.call.index, _node_key(n)) for n in rec.nodes]
     infos: dict[int, tuple[Any, ...]] = {}
-    call_infos = [_module_info(c, infos) for c in rec.calls]
+    memo: dict[int, dict[int, int]] = {}
+    call_infos = [_module_info(c, infos, memo) for c in rec.calls]
     call_shapes = [CallShape(None if c.parent is None else c.parent.index, info[1])
                    for c, info in zip(rec.calls, call_infos)]
     wiring = [(e[0], e[1], e[2], e[3]) for e in rec.edges]
@@ -274,7 +300,9 @@ def _build(rec: Recorder, output: Any, error: BaseException | None) -> Graph:
             parameters=info[4],
             extra_repr=info[5],
             failed=c.failed,
-            source=location(c.where),
+            # The root's call site (the line calling trace()) would make documents differ
+            # with where trace() was called from; it carries no information about the model.
+            source=None if c.parent is None else location(c.where),
         )
         for c, info in zip(rec.calls, call_infos)
     )
@@ -285,7 +313,7 @@ def _build(rec: Recorder, output: Any, error: BaseException | None) -> Graph:
             name=n.name,
             label=n.label,
             module=f"m{n.call.index}",
-            outputs=tuple(_tensor(m) for m in n.outputs),
+            outputs=_tensors(n.outputs),
             arguments=tuple(Argument(name=k, value=v) for k, v in n.arguments),
             source=location(n.where),
             value=n.value,
@@ -300,10 +328,11 @@ def _build(rec: Recorder, output: Any, error: BaseException | None) -> Graph:
     trace_error = None
     if error is not None:
         cls = type(error)
+        node_error = None if failed_node is None else rec.nodes[failed_node].error
         trace_error = TraceError(
             type=cls.__name__,
             qualname=f"{cls.__module__}.{cls.__qualname__}",
-            message=rec.nodes[failed_node].error[1] if failed_node is not None and rec.nodes[failed_node].error else "",
+            message=node_error[1] if node_error is not None else "",
             traceback=format_traceback(error),
             node=None if failed_node is None else f"n{failed_node}",
         )

@@ -51,9 +51,7 @@ def named_leaves(value: object, prefix: str, depth: int = 0) -> Iterator[tuple[s
     """Leaves of a nested input or output, each with a readable path such as
     ``out['logits']`` or ``args[1][0]``. Mappings (including Hugging Face ``ModelOutput``),
     dataclasses, named tuples, lists and tuples are walked; anything else is a leaf."""
-    if depth >= MAX_DEPTH:
-        yield prefix, value
-    elif isinstance(value, torch.Tensor):
+    if depth >= MAX_DEPTH or isinstance(value, torch.Tensor):
         yield prefix, value
     elif isinstance(value, Mapping):
         for key, item in value.items():
@@ -124,7 +122,8 @@ def _describe(value: Any, tensor_names: Callable[[torch.Tensor], str], depth: in
         return "(" + ", ".join(items) + ("," if len(value) == 1 else "") + ")"
     if isinstance(value, dict):
         keys = list(value)[:MAX_ITEMS]
-        items = [f"{_describe(k, tensor_names, depth + 1)}: {_describe(value[k], tensor_names, depth + 1)}" for k in keys]
+        items = [f"{_describe(k, tensor_names, depth + 1)}: {_describe(value[k], tensor_names, depth + 1)}"
+                 for k in keys]
         if len(value) > MAX_ITEMS:
             items.append(f"…(+{len(value) - MAX_ITEMS})")
         return "{" + ", ".join(items) + "}"
