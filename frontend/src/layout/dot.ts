@@ -1,0 +1,71 @@
+/**
+ * DOT text for one open module's own layout. Names are canonical (element k, port k), never
+ * ids from the document, so structurally identical modules give identical DOT text: the text
+ * is the cache key that lets 24 identical transformer blocks be laid out once. No label text
+ * from the model ever reaches Graphviz: nodes are fixed-size empty boxes drawn by the view.
+ */
+
+/** Graphviz works in inches; the viewer in CSS pixels at 72 per inch (1 px = 1 pt). */
+export const POINTS_PER_INCH = 72;
+
+export interface LocalElement {
+  readonly width: number;
+  readonly height: number;
+}
+
+export interface LocalEdge {
+  readonly from: string;
+  readonly to: string;
+  /** Edge label (already ASCII-safe, see dotLabel), or "" for none. */
+  readonly label: string;
+}
+
+export interface LocalGraph {
+  /** Elements e0..eN in member order. */
+  readonly elements: readonly LocalElement[];
+  /** Number of entry ports (i0..) and exit ports (o0..). */
+  readonly inPorts: number;
+  readonly outPorts: number;
+  /** Edges between canonical names: e3, i0, o1. */
+  readonly edges: readonly LocalEdge[];
+}
+
+const inches = (px: number): string => (px / POINTS_PER_INCH).toFixed(4);
+
+/**
+ * Label text for Graphviz to size: the drawn text with × written as x (Graphviz measures
+ * ASCII with its built-in Helvetica metrics) and anything but letters, digits, spaces and
+ * `,.:-` replaced, then quoted. Shapes are numbers, so nothing of meaning is lost.
+ */
+export function dotLabel(text: string): string {
+  const ascii = text.replace(/×/g, "x").replace(/[^A-Za-z0-9 ,.:\-]/g, "_");
+  return `"${ascii}"`;
+}
+
+export function toDot(graph: LocalGraph): string {
+  const lines: string[] = [
+    "digraph{",
+    "graph[rankdir=TB,nodesep=0.22,ranksep=0.28,margin=0];",
+    'node[shape=box,fixedsize=true,label=""];',
+    // Labels are drawn at 9px; Graphviz sizes them at 10pt Helvetica to leave a margin.
+    "edge[arrowhead=none,fontname=Helvetica,fontsize=10];",
+  ];
+  graph.elements.forEach((e, i) => {
+    lines.push(`e${i}[width=${inches(e.width)},height=${inches(e.height)}];`);
+  });
+  const port = "[shape=point,width=0.03,height=0.03]";
+  if (graph.inPorts > 0) {
+    const names = Array.from({ length: graph.inPorts }, (_, i) => `i${i}${port}`);
+    lines.push(`{rank=source;${names.join(";")}}`);
+  }
+  if (graph.outPorts > 0) {
+    const names = Array.from({ length: graph.outPorts }, (_, i) => `o${i}${port}`);
+    lines.push(`{rank=sink;${names.join(";")}}`);
+  }
+  // Graphviz lists edges by tail node, not in declaration order: `comment` carries the index.
+  graph.edges.forEach((e, k) => {
+    lines.push(e.label === "" ? `${e.from}->${e.to}[comment=${k}];` : `${e.from}->${e.to}[comment=${k},label=${e.label}];`);
+  });
+  lines.push("}");
+  return lines.join("\n");
+}

@@ -1,0 +1,248 @@
+/**
+ * Hierarchical layout: every open module is laid out on its own by Graphviz (its members,
+ * with open children as fixed-size blocks and entry/exit ports for edges crossing its
+ * border), then the pieces are composed top-down. Local layouts are cached by their DOT text,
+ * so identical modules (GPT-2's 24 blocks) cost one Graphviz run. Runs in the worker or,
+ * as a fallback, on the page; it has no DOM and no Graphviz of its own (`render` is given).
+ */
+import { dotLabel, toDot, type LocalEdge } from "./dot";
+import { parseGraphvizJson, type GraphvizLayout } from "./graphviz";
+import type { EdgeRoute, LayoutContainerSpec, LayoutGraph, LayoutResult, Point, Rect } from "./types";
+
+/** Renders DOT text to Graphviz `json0` text (with y pointing down). */
+export type RenderDot = (dot: string) => string;
+
+/** Inner margin of an open module box around its contents. */
+export const CONTAINER_PADDING = 14;
+
+interface Piece {
+  readonly container: string;
+  readonly edge: number;
+}
+
+interface Work {
+  readonly spec: LayoutContainerSpec;
+  readonly elementIndex: Map<string, number>;
+  readonly inPorts: Map<string, number>;
+  readonly outPorts: Map<string, number>;
+  readonly edges: { from: string; to: string; labels: string[] }[];
+  readonly edgeIndex: Map<string, number>;
+  local: GraphvizLayout | null;
+  width: number;
+  height: number;
+}
+
+export class LayoutEngine {
+  private readonly cache = new Map<string, GraphvizLayout>();
+
+  constructor(private readonly render: RenderDot) {}
+
+  /** Number of distinct local layouts kept. */
+  get cacheSize(): number {
+    return this.cache.size;
+  }
+
+  layout(graph: LayoutGraph): LayoutResult {
+    const started = now();
+    let runs = 0;
+    let hits = 0;
+    const sizes = new Map<string, { width: number; height: number }>();
+    for (const item of graph.items) sizes.set(item.id, { width: item.width, height: item.height });
+    const parentOf = new Map<string, string>();
+    const work = new Map<string, Work>();
+    for (const c of graph.containers) {
+      work.set(c.id, {
+        spec: c,
+        elementIndex: new Map(c.members.map((m, i) => [m, i])),
+        inPorts: new Map(),
+        outPorts: new Map(),
+        edges: [],
+        edgeIndex: new Map(),
+        local: null,
+        width: 0,
+        height: 0,
+      });
+      for (const m of c.members) parentOf.set(m, c.id);
+    }
+
+    const ancestry = (id: string): string[] => {
+      const chain = [id];
+      let p = parentOf.get(id);
+      while (p !== undefined) {
+        chain.push(p);
+        p = parentOf.get(p);
+      }
+      return chain;
+    };
+    const localEdge = (container: string, from: string, to: string, label: string): number => {
+      const w = work.get(container) as Work;
+      const key = `${from}\u0000${to}`;
+      let index = w.edgeIndex.get(key);
+      if (index === undefined) {
+        index = w.edges.length;
+        w.edges.push({ from, to, labels: [] });
+        w.edgeIndex.set(key, index);
+      }
+      const entry = w.edges[index];
+      if (entry !== undefined && label !== "" && !entry.labels.includes(label)) entry.labels.push(label);
+      return index;
+    };
+    const element = (container: string, member: string): string =>
+      `e${(work.get(container) as Work).elementIndex.get(member) ?? 0}`;
+    const port = (container: string, kind: "i" | "o", source: string): string => {
+      const w = work.get(container) as Work;
+      const ports = kind === "i" ? w.inPorts : w.outPorts;
+      let k = ports.get(source);
+      if (k === undefined) {
+        k = ports.size;
+        ports.set(source, k);
+      }
+      return `${kind}${k}`;
+    };
+
+    // Route every visible edge through the containers between its ends.
+    const routes: { id: string; pieces: Piece[]; labelPiece: Piece | null }[] = [];
+    for (const e of graph.edges) {
+      const up = ancestry(e.source);
+      const down = ancestry(e.target);
+      const downSet = new Set(down);
+      const lcaIndex = up.findIndex((a, i) => i > 0 && downSet.has(a));
+      if (lcaIndex < 0) continue;
+      const lca = up[lcaIndex] as string;
+      const lcaDown = down.indexOf(lca);
+      const pieces: Piece[] = [];
+      for (let i = 1; i < lcaIndex; i++) {
+        const c = up[i] as string;
+        pieces.push({ container: c, edge: localEdge(c, element(c, up[i - 1] as string), port(c, "o", e.source), "") });
+      }
+      const sourceChild = up[lcaIndex - 1] as string;
+      const targetChild = down[lcaDown - 1] as string;
+      const label = e.label === "" ? "" : e.label;
+      // One local edge per (source child, target child, source): edges of one value share it.
+      const fromName = element(lca, sourceChild);
+      const toName = element(lca, targetChild);
+      const lcaPiece: Piece = {
+        container: lca,
+        edge: localEdge(lca, fromName, `${toName}\u0000${e.source}`, label),
+      };
+      pieces.push(lcaPiece);
+      for (let i = lcaDown - 1; i >= 1; i--) {
+        const c = down[i] as string;
+        pieces.push({ container: c, edge: localEdge(c, port(c, "i", e.source), element(c, down[i - 1] as string), "") });
+      }
+      routes.push({ id: e.id, pieces, labelPiece: label === "" ? null : lcaPiece });
+    }
+
+    // Bottom-up: lay out each container once its open children have sizes.
+    const depth = (id: string): number => ancestry(id).length;
+    const order = [...work.keys()].sort((a, b) => depth(b) - depth(a));
+    for (const id of order) {
+      const w = work.get(id) as Work;
+      const elements = w.spec.members.map((m) => {
+        const child = work.get(m);
+        if (child !== undefined) return { width: child.width, height: child.height };
+        return sizes.get(m) ?? { width: 40, height: 24 };
+      });
+      const edges: LocalEdge[] = w.edges.map((e) => ({
+        from: e.from,
+        to: e.to.split("\u0000")[0] as string,
+        label: e.labels.length === 0 ? "" : dotLabel(e.labels.join(", ")),
+      }));
+      let local: GraphvizLayout;
+      if (elements.length === 0 && w.inPorts.size === 0 && w.outPorts.size === 0) {
+        local = { width: 0, height: 0, nodes: new Map(), edges: [] };
+      } else {
+        const dot = toDot({ elements, inPorts: w.inPorts.size, outPorts: w.outPorts.size, edges });
+        const cached = this.cache.get(dot);
+        if (cached !== undefined) {
+          local = cached;
+          hits++;
+        } else {
+          local = parseGraphvizJson(this.render(dot));
+          this.cache.set(dot, local);
+          runs++;
+        }
+      }
+      w.local = local;
+      w.width = Math.max(w.spec.minWidth, local.width + 2 * CONTAINER_PADDING);
+      w.height = w.spec.header + local.height + CONTAINER_PADDING;
+    }
+
+    // Top-down: absolute positions.
+    const rects: Record<string, Rect> = {};
+    const origins = new Map<string, Point>();
+    const place = (id: string, x: number, y: number): void => {
+      const w = work.get(id);
+      if (w === undefined) {
+        const s = sizes.get(id) ?? { width: 40, height: 24 };
+        rects[id] = { x, y, width: s.width, height: s.height };
+        return;
+      }
+      rects[id] = { x, y, width: w.width, height: w.height };
+      const local = w.local as GraphvizLayout;
+      const ox = x + (w.width - local.width) / 2;
+      const oy = y + w.spec.header;
+      origins.set(id, { x: ox, y: oy });
+      w.spec.members.forEach((m, i) => {
+        const centre = local.nodes.get(`e${i}`) ?? { x: 0, y: 0 };
+        const child = work.get(m);
+        const size = child !== undefined ? { width: child.width, height: child.height } : (sizes.get(m) ?? { width: 40, height: 24 });
+        place(m, ox + centre.x - size.width / 2, oy + centre.y - size.height / 2);
+      });
+    };
+    place(graph.root, 0, 0);
+
+    const pieceInfo = (p: Piece): { points: Point[]; label: Point | null } => {
+      const w = work.get(p.container) as Work;
+      const o = origins.get(p.container) ?? { x: 0, y: 0 };
+      const e = w.local?.edges[p.edge];
+      if (e === undefined) return { points: [], label: null };
+      return {
+        points: e.points.map((q) => ({ x: q.x + o.x, y: q.y + o.y })),
+        label: e.label === null ? null : { x: e.label.x + o.x, y: e.label.y + o.y },
+      };
+    };
+
+    const labelsDrawn = new Set<string>();
+    const edges: EdgeRoute[] = routes.map((r) => {
+      const points: Point[] = [];
+      for (const piece of r.pieces) {
+        const next = pieceInfo(piece).points;
+        if (next.length === 0) continue;
+        const last = points[points.length - 1];
+        const first = next[0] as Point;
+        if (last === undefined) {
+          points.push(...next);
+          continue;
+        }
+        const dy = (first.y - last.y) / 2;
+        points.push({ x: last.x, y: last.y + dy }, { x: first.x, y: first.y - dy }, first, ...next.slice(1));
+      }
+      let label: EdgeRoute["label"] = null;
+      if (r.labelPiece !== null) {
+        const key = `${r.labelPiece.container}#${r.labelPiece.edge}`;
+        const info = pieceInfo(r.labelPiece);
+        const w = work.get(r.labelPiece.container) as Work;
+        const text = w.edges[r.labelPiece.edge]?.labels.join(", ") ?? "";
+        if (info.label !== null && !labelsDrawn.has(key)) {
+          labelsDrawn.add(key);
+          label = { x: info.label.x, y: info.label.y, text };
+        }
+      }
+      return { id: r.id, points, label };
+    });
+
+    const rootRect = rects[graph.root] ?? { x: 0, y: 0, width: 0, height: 0 };
+    return {
+      width: rootRect.width,
+      height: rootRect.height,
+      rects,
+      edges,
+      stats: { graphvizRuns: runs, cacheHits: hits, milliseconds: now() - started },
+    };
+  }
+}
+
+function now(): number {
+  return typeof performance !== "undefined" ? performance.now() : Date.now();
+}

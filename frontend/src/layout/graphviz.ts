@@ -1,0 +1,58 @@
+/** Reading Graphviz's `json0` output (rendered with yInvert) into local coordinates. */
+import type { Point } from "./types";
+
+export interface GraphvizLayout {
+  /** Size of the drawing. */
+  readonly width: number;
+  readonly height: number;
+  /** Centre of each node by name. */
+  readonly nodes: ReadonlyMap<string, Point>;
+  /** Per edge, indexed by its `comment` (the DOT declaration index): Bézier points and label centre. */
+  readonly edges: readonly { readonly points: Point[]; readonly label: Point | null }[];
+}
+
+interface Json0Object {
+  readonly _gvid: number;
+  readonly name: string;
+  readonly pos?: string;
+}
+
+interface Json0Edge {
+  readonly _gvid: number;
+  readonly comment?: string;
+  readonly pos?: string;
+  readonly lp?: string;
+}
+
+interface Json0 {
+  readonly bb: string;
+  readonly objects?: readonly Json0Object[];
+  readonly edges?: readonly Json0Edge[];
+}
+
+function point(text: string, minX: number, minY: number): Point {
+  const [x, y] = text.split(",").map(Number);
+  return { x: (x ?? 0) - minX, y: (y ?? 0) - minY };
+}
+
+export function parseGraphvizJson(text: string): GraphvizLayout {
+  const json = JSON.parse(text) as Json0;
+  const [llx = 0, lly = 0, urx = 0, ury = 0] = json.bb.split(",").map(Number);
+  const minX = Math.min(llx, urx);
+  const minY = Math.min(lly, ury);
+  const nodes = new Map<string, Point>();
+  for (const o of json.objects ?? []) {
+    if (o.pos !== undefined) nodes.set(o.name, point(o.pos, minX, minY));
+  }
+  const edges: { points: Point[]; label: Point | null }[] = [];
+  for (const e of json.edges ?? []) {
+    const k = Number(e.comment ?? e._gvid);
+    const points: Point[] = [];
+    for (const token of (e.pos ?? "").split(/\s+/)) {
+      if (token === "" || token.startsWith("s,") || token.startsWith("e,")) continue;
+      points.push(point(token, minX, minY));
+    }
+    edges[k] = { points, label: e.lp === undefined ? null : point(e.lp, minX, minY) };
+  }
+  return { width: Math.abs(urx - llx), height: Math.abs(ury - lly), nodes, edges };
+}

@@ -1,0 +1,84 @@
+/**
+ * What the layout layer takes and gives, and the typed messages between the page and the
+ * layout worker. Plain JSON-able data only: it crosses the worker boundary.
+ */
+
+/** A drawn node or closed module box, sized by the view (text measured) before layout. */
+export interface LayoutItemSpec {
+  readonly id: string;
+  readonly width: number;
+  readonly height: number;
+}
+
+/** An open module: its members are laid out together and drawn inside its box. */
+export interface LayoutContainerSpec {
+  readonly id: string;
+  readonly parent: string | null;
+  /** Item ids and open child container ids, in execution order. */
+  readonly members: readonly string[];
+  /** Space above the contents for the header (class name, path, +/−). */
+  readonly header: number;
+  /** The header's own width: the box is never narrower. */
+  readonly minWidth: number;
+}
+
+export interface LayoutEdgeSpec {
+  readonly id: string;
+  readonly source: string;
+  readonly target: string;
+  /** Label text as drawn (shapes like 1×16×64), or "" for none. */
+  readonly label: string;
+}
+
+export interface LayoutGraph {
+  /** The outermost element: an open container, or a single closed box. */
+  readonly root: string;
+  readonly items: readonly LayoutItemSpec[];
+  readonly containers: readonly LayoutContainerSpec[];
+  readonly edges: readonly LayoutEdgeSpec[];
+}
+
+export interface Rect {
+  readonly x: number;
+  readonly y: number;
+  readonly width: number;
+  readonly height: number;
+}
+
+export interface Point {
+  readonly x: number;
+  readonly y: number;
+}
+
+export interface EdgeRoute {
+  readonly id: string;
+  /** Cubic Bézier chain: start point, then (control, control, end) triples. */
+  readonly points: readonly Point[];
+  /** Where the label is drawn (centre), when the edge has one. */
+  readonly label: (Point & { readonly text: string }) | null;
+}
+
+export interface LayoutStats {
+  /** Graphviz runs this request needed (the rest came from the cache). */
+  readonly graphvizRuns: number;
+  readonly cacheHits: number;
+  readonly milliseconds: number;
+}
+
+export interface LayoutResult {
+  readonly width: number;
+  readonly height: number;
+  /** Top-left rectangles of every item and container, in graph coordinates. */
+  readonly rects: Readonly<Record<string, Rect>>;
+  readonly edges: readonly EdgeRoute[];
+  readonly stats: LayoutStats;
+}
+
+/** Page -> worker. */
+export type ToWorker = { readonly type: "layout"; readonly requestId: number; readonly graph: LayoutGraph };
+
+/** Worker -> page. */
+export type FromWorker =
+  | { readonly type: "ready" }
+  | { readonly type: "result"; readonly requestId: number; readonly result: LayoutResult }
+  | { readonly type: "error"; readonly requestId: number; readonly message: string };

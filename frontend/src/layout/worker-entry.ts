@@ -1,0 +1,27 @@
+/**
+ * Entry point of the layout worker bundle (built separately and embedded in the viewer as
+ * text). In a Worker it listens on `self`; run on the page as the fallback it is evaluated
+ * with a `__vistaLayoutHost` parameter and connects to that instead.
+ */
+import { createLayoutService } from "./service";
+import type { FromWorker, ToWorker } from "./types";
+
+interface LayoutHost {
+  /** Called once with a factory: the host gives it its `post` and keeps the handler. */
+  connect(factory: (post: (message: FromWorker) => void) => (message: ToWorker) => void): void;
+}
+
+declare const __vistaLayoutHost: LayoutHost | undefined;
+
+interface WorkerScope {
+  postMessage(message: FromWorker): void;
+  onmessage: ((event: { data: ToWorker }) => void) | null;
+}
+
+if (typeof __vistaLayoutHost !== "undefined") {
+  __vistaLayoutHost.connect((post) => createLayoutService(post));
+} else {
+  const scope = self as unknown as WorkerScope;
+  const handle = createLayoutService((message) => scope.postMessage(message));
+  scope.onmessage = (event) => handle(event.data);
+}

@@ -1,0 +1,230 @@
+/**
+ * Reading a Vista graph document (schema v1) into an index the rest of the viewer queries:
+ * the module-call tree, nodes by id, repeated-block groups. No DOM here.
+ */
+import type {
+  Edge,
+  ModuleCall,
+  Node,
+  RepeatedBlock,
+  VistaGraphDocumentSchemaVersion1 as GraphDocument,
+} from "./schema.generated";
+
+export type { Edge, ModuleCall, Node, GraphDocument };
+export type { Tensor, Parameter, Source, TraceError } from "./schema.generated";
+
+/** The schema major version this viewer reads. */
+export const SUPPORTED_SCHEMA_MAJOR = 1;
+
+/** A document the viewer cannot read (wrong version, broken references). */
+export class DocumentError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = "DocumentError";
+  }
+}
+
+/** A run of consecutive identical sibling module calls, shown folded as one "×N" box. */
+export interface FoldGroup {
+  /** The id of the fold box: the first module of the run. */
+  readonly key: string;
+  readonly parent: string;
+  readonly modules: readonly string[];
+}
+
+export interface GraphIndex {
+  readonly doc: GraphDocument;
+  readonly root: string;
+  readonly modules: ReadonlyMap<string, ModuleCall>;
+  /** Module ids in document order. */
+  readonly moduleOrder: readonly string[];
+  readonly moduleChildren: ReadonlyMap<string, readonly string[]>;
+  /** Depth of each module call: 0 for the root. */
+  readonly moduleDepth: ReadonlyMap<string, number>;
+  /** Ids of the nodes directly inside each module call. */
+  readonly moduleNodes: ReadonlyMap<string, readonly string[]>;
+  /** Smallest node index in each module's subtree (its place in execution order). */
+  readonly moduleFirstNode: ReadonlyMap<string, number>;
+  readonly nodes: ReadonlyMap<string, Node>;
+  readonly nodeIndex: ReadonlyMap<string, number>;
+  readonly edges: readonly Edge[];
+  readonly folds: ReadonlyMap<string, FoldGroup>;
+  /** For a module inside a repeated run, the key of its fold group. */
+  readonly foldOf: ReadonlyMap<string, string>;
+  /** Nodes marked as failed (kind "error", an `error` field, or the document error's node). */
+  readonly failedNodes: ReadonlySet<string>;
+}
+
+function isObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === "object" && value !== null && !Array.isArray(value);
+}
+
+/**
+ * Checks the parts of the document the viewer relies on and builds the index.
+ * Full validation is vista-core's job (JSON Schema); this reports what would break the viewer.
+ */
+export function readDocument(input: unknown): GraphIndex {
+  if (!isObject(input)) {
+    throw new DocumentError(
+      `Invalid graph document: expected a JSON object, got ${describe(input)}. ` +
+        "Pass the document produced by vista_core (Graph.to_dict()).",
+    );
+  }
+  const version = input["schema_version"];
+  if (typeof version !== "string" || !/^[0-9]+\.[0-9]+$/.test(version)) {
+    throw new DocumentError(
+      `Invalid "schema_version": ${JSON.stringify(version)}; expected "${SUPPORTED_SCHEMA_MAJOR}.x".`,
+    );
+  }
+  const major = Number(version.split(".")[0]);
+  if (major !== SUPPORTED_SCHEMA_MAJOR) {
+    throw new DocumentError(
+      `Unsupported schema_version "${version}": this viewer reads schema ` +
+        `${SUPPORTED_SCHEMA_MAJOR}.x. Use a vista-render-html release made for schema ${major}.x.`,
+    );
+  }
+  for (const key of ["modules", "nodes", "edges"] as const) {
+    if (!Array.isArray(input[key])) {
+      throw new DocumentError(`Invalid graph document: "${key}" must be an array.`);
+    }
+  }
+  const doc = input as unknown as GraphDocument;
+  if (doc.modules.length === 0) {
+    throw new DocumentError('Invalid graph document: "modules" is empty; the root call comes first.');
+  }
+
+  const modules = new Map<string, ModuleCall>();
+  const moduleChildren = new Map<string, string[]>();
+  const moduleNodes = new Map<string, string[]>();
+  for (const m of doc.modules) {
+    if (modules.has(m.id)) throw new DocumentError(`Duplicate module id ${JSON.stringify(m.id)}.`);
+    modules.set(m.id, m);
+    moduleChildren.set(m.id, []);
+    moduleNodes.set(m.id, []);
+  }
+  const rootCall = doc.modules[0];
+  if (rootCall.parent !== null) {
+    throw new DocumentError(
+      `Invalid graph document: the first module ${JSON.stringify(rootCall.id)} must be the root (parent null).`,
+    );
+  }
+  const root = rootCall.id;
+  for (const m of doc.modules) {
+    if (m.parent === null) {
+      if (m.id !== root) throw new DocumentError(`Module ${JSON.stringify(m.id)} is a second root.`);
+      continue;
+    }
+    const siblings = moduleChildren.get(m.parent);
+    if (siblings === undefined) {
+      throw new DocumentError(
+        `Module ${JSON.stringify(m.id)} has unknown parent ${JSON.stringify(m.parent)}.`,
+      );
+    }
+    siblings.push(m.id);
+  }
+  const moduleDepth = new Map<string, number>();
+  const order: string[] = [];
+  const visit = (id: string, depth: number): void => {
+    moduleDepth.set(id, depth);
+    order.push(id);
+    for (const c of moduleChildren.get(id) ?? []) visit(c, depth + 1);
+  };
+  visit(root, 0);
+  if (order.length !== modules.size) {
+    throw new DocumentError("Invalid graph document: the module tree has a cycle.");
+  }
+
+  const nodes = new Map<string, Node>();
+  const nodeIndex = new Map<string, number>();
+  doc.nodes.forEach((n, i) => {
+    if (nodes.has(n.id)) throw new DocumentError(`Duplicate node id ${JSON.stringify(n.id)}.`);
+    const list = moduleNodes.get(n.module);
+    if (list === undefined) {
+      throw new DocumentError(
+        `Node ${JSON.stringify(n.id)} names unknown module ${JSON.stringify(n.module)}.`,
+      );
+    }
+    list.push(n.id);
+    nodes.set(n.id, n);
+    nodeIndex.set(n.id, i);
+  });
+  for (const e of doc.edges) {
+    for (const end of [e.source, e.target]) {
+      if (!nodes.has(end)) {
+        throw new DocumentError(
+          `Edge ${JSON.stringify(e.source)} -> ${JSON.stringify(e.target)} names unknown node ${JSON.stringify(end)}.`,
+        );
+      }
+    }
+  }
+
+  const moduleFirstNode = new Map<string, number>();
+  const firstNode = (id: string): number => {
+    const known = moduleFirstNode.get(id);
+    if (known !== undefined) return known;
+    let best = Number.POSITIVE_INFINITY;
+    for (const n of moduleNodes.get(id) ?? []) best = Math.min(best, nodeIndex.get(n) ?? best);
+    for (const c of moduleChildren.get(id) ?? []) best = Math.min(best, firstNode(c));
+    moduleFirstNode.set(id, best);
+    return best;
+  };
+  for (const id of order.slice().reverse()) firstNode(id);
+
+  const folds = new Map<string, FoldGroup>();
+  const foldOf = new Map<string, string>();
+  for (const block of doc.repeated_blocks ?? []) addFold(block, modules, folds, foldOf);
+
+  const failedNodes = new Set<string>();
+  for (const n of doc.nodes) if (n.kind === "error" || n.error !== undefined) failedNodes.add(n.id);
+  if (doc.error?.node !== undefined && nodes.has(doc.error.node)) failedNodes.add(doc.error.node);
+
+  return {
+    doc,
+    root,
+    modules,
+    moduleOrder: order,
+    moduleChildren,
+    moduleDepth,
+    moduleNodes,
+    moduleFirstNode,
+    nodes,
+    nodeIndex,
+    edges: doc.edges,
+    folds,
+    foldOf,
+    failedNodes,
+  };
+}
+
+function addFold(
+  block: RepeatedBlock,
+  modules: ReadonlyMap<string, ModuleCall>,
+  folds: Map<string, FoldGroup>,
+  foldOf: Map<string, string>,
+): void {
+  const members = block.modules.filter((id) => modules.get(id)?.parent === block.parent);
+  // A run that does not match the tree, or overlaps another run, is shown unfolded.
+  if (members.length < 2 || members.length !== block.modules.length) return;
+  if (members.some((id) => foldOf.has(id))) return;
+  const first = members[0];
+  if (first === undefined) return;
+  folds.set(first, { key: first, parent: block.parent, modules: members });
+  for (const id of members) foldOf.set(id, first);
+}
+
+function describe(value: unknown): string {
+  if (value === null) return "null";
+  if (Array.isArray(value)) return "an array";
+  return typeof value;
+}
+
+/** Module ids from the root down to `moduleId` (inclusive). */
+export function moduleAncestry(index: GraphIndex, moduleId: string): string[] {
+  const chain: string[] = [];
+  let current: string | null = moduleId;
+  while (current !== null) {
+    chain.push(current);
+    current = index.modules.get(current)?.parent ?? null;
+  }
+  return chain.reverse();
+}

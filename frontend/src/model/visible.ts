@@ -1,0 +1,225 @@
+/**
+ * The visible graph at a given open/closed state: which nodes and boxes are drawn, inside
+ * which open module, and the edges between them. A closed module (or a folded run) is one box
+ * that stands for its whole subtree: edges into or out of the subtree attach to the box, and
+ * parallel edges between the same two drawn items become one edge that keeps every shape.
+ */
+import type { GraphIndex, ModuleCall, Node, Tensor } from "./document";
+import type { ViewState } from "./state";
+
+export interface VisibleNode {
+  readonly type: "node";
+  readonly id: string;
+  readonly node: Node;
+  /** The open module call it is drawn in. */
+  readonly container: string;
+  readonly failed: boolean;
+}
+
+export interface VisibleBox {
+  readonly type: "box";
+  /** The module id, or for a folded run the id of its first module. */
+  readonly id: string;
+  readonly module: ModuleCall;
+  /** 1 for a plain closed module, N for a folded run of N identical calls. */
+  readonly repeat: number;
+  /** The module calls the box stands for (one, or the N of a run). */
+  readonly members: readonly string[];
+  readonly container: string | null;
+  /** A failed node lies inside. */
+  readonly failed: boolean;
+  /** Total parameters of the members. */
+  readonly numParams: number;
+}
+
+export type VisibleItem = VisibleNode | VisibleBox;
+
+export interface VisibleContainer {
+  readonly id: string;
+  readonly module: ModuleCall;
+  readonly parent: string | null;
+  /** Drawn nodes, boxes and open child modules, in execution order. */
+  readonly members: readonly string[];
+  readonly failed: boolean;
+}
+
+export interface VisibleEdge {
+  /** `source>target`, unique among visible edges. */
+  readonly id: string;
+  readonly source: string;
+  readonly target: string;
+  /** Distinct tensors (by shape and dtype) carried by the merged document edges. */
+  readonly tensors: readonly Tensor[];
+  /** Indices into the document's edges. */
+  readonly edges: readonly number[];
+}
+
+export interface VisibleGraph {
+  /** The outermost open module, or null when the root itself is a closed box. */
+  readonly root: string | null;
+  readonly containers: ReadonlyMap<string, VisibleContainer>;
+  readonly items: ReadonlyMap<string, VisibleItem>;
+  readonly edges: readonly VisibleEdge[];
+  /** Where each document node is drawn: itself, a box that hides it, or null (filtered out). */
+  readonly nodeOwner: ReadonlyMap<string, string | null>;
+  /** Where each module call is drawn: an open container or the box hiding it. */
+  readonly moduleOwner: ReadonlyMap<string, string>;
+}
+
+type Placement = { kind: "open" } | { kind: "hidden"; box: string };
+
+export function computeVisibleGraph(index: GraphIndex, state: ViewState): VisibleGraph {
+  const placement = new Map<string, Placement>();
+  const boxes = new Map<string, VisibleBox>();
+  const containers = new Map<string, { id: string; module: ModuleCall; parent: string | null; members: string[] }>();
+  const failedModules = failedModuleSet(index);
+
+  const makeBox = (id: string, container: string | null): void => {
+    if (boxes.has(id)) return;
+    const fold = index.folds.get(id);
+    const members = fold !== undefined && !state.unfolded.has(id) ? fold.modules : [id];
+    const module = index.modules.get(id) as ModuleCall;
+    let numParams = 0;
+    for (const m of members) numParams += index.modules.get(m)?.num_params ?? 0;
+    boxes.set(id, {
+      type: "box",
+      id,
+      module,
+      repeat: members.length,
+      members,
+      container,
+      failed: members.some((m) => failedModules.has(m)),
+      numParams,
+    });
+  };
+
+  for (const id of index.moduleOrder) {
+    const m = index.modules.get(id) as ModuleCall;
+    if (m.parent === null) {
+      if (state.open.has(id)) {
+        placement.set(id, { kind: "open" });
+        containers.set(id, { id, module: m, parent: null, members: [] });
+      } else {
+        makeBox(id, null);
+        placement.set(id, { kind: "hidden", box: id });
+      }
+      continue;
+    }
+    const parentPlacement = placement.get(m.parent) as Placement;
+    if (parentPlacement.kind === "hidden") {
+      placement.set(id, parentPlacement);
+      continue;
+    }
+    const foldKey = index.foldOf.get(id);
+    if (foldKey !== undefined && !state.unfolded.has(foldKey)) {
+      makeBox(foldKey, m.parent);
+      placement.set(id, { kind: "hidden", box: foldKey });
+    } else if (state.open.has(id)) {
+      placement.set(id, { kind: "open" });
+      containers.set(id, { id, module: m, parent: m.parent, members: [] });
+    } else {
+      makeBox(id, m.parent);
+      placement.set(id, { kind: "hidden", box: id });
+    }
+  }
+
+  const items = new Map<string, VisibleItem>();
+  const nodeOwner = new Map<string, string | null>();
+  for (const node of index.doc.nodes) {
+    const p = placement.get(node.module) as Placement;
+    if (!passesFilters(node, state)) {
+      nodeOwner.set(node.id, null);
+    } else if (p.kind === "hidden") {
+      nodeOwner.set(node.id, p.box);
+    } else {
+      nodeOwner.set(node.id, node.id);
+      items.set(node.id, {
+        type: "node",
+        id: node.id,
+        node,
+        container: node.module,
+        failed: index.failedNodes.has(node.id),
+      });
+    }
+  }
+
+  // Members of each container in execution order: nodes, boxes and open children.
+  const order = new Map<string, number>();
+  for (const [id, n] of index.nodeIndex) order.set(id, n);
+  const sortKey = (id: string): number =>
+    order.get(id) ?? index.moduleFirstNode.get(id) ?? Number.POSITIVE_INFINITY;
+  const addMember = (container: string | null, id: string): void => {
+    if (container === null) return;
+    containers.get(container)?.members.push(id);
+  };
+  for (const item of items.values()) addMember(item.type === "node" ? item.container : null, item.id);
+  for (const box of boxes.values()) {
+    items.set(box.id, box);
+    addMember(box.container, box.id);
+  }
+  for (const c of containers.values()) addMember(c.parent, c.id);
+  const moduleIndex = new Map(index.moduleOrder.map((id, i) => [id, i]));
+  for (const c of containers.values()) {
+    c.members.sort((a, b) => sortKey(a) - sortKey(b) || (moduleIndex.get(a) ?? 0) - (moduleIndex.get(b) ?? 0));
+  }
+
+  const edgeMap = new Map<string, { source: string; target: string; tensors: Tensor[]; keys: Set<string>; edges: number[] }>();
+  index.edges.forEach((e, i) => {
+    const source = nodeOwner.get(e.source) ?? null;
+    const target = nodeOwner.get(e.target) ?? null;
+    if (source === null || target === null || source === target) return;
+    const id = `${source}>${target}`;
+    let entry = edgeMap.get(id);
+    if (entry === undefined) {
+      entry = { source, target, tensors: [], keys: new Set(), edges: [] };
+      edgeMap.set(id, entry);
+    }
+    entry.edges.push(i);
+    const key = `${e.tensor.shape.join(",")}|${e.tensor.dtype}`;
+    if (!entry.keys.has(key)) {
+      entry.keys.add(key);
+      entry.tensors.push(e.tensor);
+    }
+  });
+  const edges: VisibleEdge[] = [];
+  for (const [id, e] of edgeMap) {
+    edges.push({ id, source: e.source, target: e.target, tensors: e.tensors, edges: e.edges });
+  }
+
+  const moduleOwner = new Map<string, string>();
+  for (const [id, p] of placement) moduleOwner.set(id, p.kind === "open" ? id : p.box);
+
+  const finalContainers = new Map<string, VisibleContainer>();
+  for (const c of containers.values()) {
+    finalContainers.set(c.id, { ...c, failed: failedModules.has(c.id) });
+  }
+  return {
+    root: containers.has(index.root) ? index.root : null,
+    containers: finalContainers,
+    items,
+    edges,
+    nodeOwner,
+    moduleOwner,
+  };
+}
+
+function passesFilters(node: Node, state: ViewState): boolean {
+  if (!state.showParameters && (node.kind === "parameter" || node.kind === "buffer")) return false;
+  if (!state.showConstants && node.kind === "constant") return false;
+  return true;
+}
+
+/** Module calls that contain a failed node (at any depth) or were left by the exception. */
+function failedModuleSet(index: GraphIndex): Set<string> {
+  const failed = new Set<string>();
+  const mark = (moduleId: string | null): void => {
+    let current = moduleId;
+    while (current !== null && !failed.has(current)) {
+      failed.add(current);
+      current = index.modules.get(current)?.parent ?? null;
+    }
+  };
+  for (const id of index.failedNodes) mark(index.nodes.get(id)?.module ?? null);
+  for (const m of index.modules.values()) if (m.failed === true) mark(m.id);
+  return failed;
+}

@@ -1,0 +1,97 @@
+/**
+ * The details panel: what the document says about one node or module call. Built with
+ * textContent only: class names, reprs, messages and source code are data, never markup.
+ */
+import type { GraphIndex, ModuleCall, Node, Source } from "../model/document";
+import { formatCount, formatShape, formatTensor } from "../model/format";
+
+type Row = readonly [string, string];
+
+function el<K extends keyof HTMLElementTagNameMap>(tag: K, className?: string, text?: string): HTMLElementTagNameMap[K] {
+  const e = document.createElement(tag);
+  if (className !== undefined) e.className = className;
+  if (text !== undefined) e.textContent = text;
+  return e;
+}
+
+function section(parent: HTMLElement, title: string): HTMLElement {
+  const s = el("section", "vista-details-section");
+  s.appendChild(el("h4", undefined, title));
+  parent.appendChild(s);
+  return s;
+}
+
+function table(parent: HTMLElement, rows: readonly Row[]): void {
+  if (rows.length === 0) return;
+  const t = el("table", "vista-details-table");
+  for (const [k, v] of rows) {
+    const tr = el("tr");
+    tr.appendChild(el("th", undefined, k));
+    tr.appendChild(el("td", undefined, v));
+    t.appendChild(tr);
+  }
+  parent.appendChild(t);
+}
+
+function sourceBlock(parent: HTMLElement, src: Source | undefined): void {
+  if (src === undefined) return;
+  const s = section(parent, "Source");
+  s.appendChild(el("div", "vista-source-location", `${src.file}:${src.line} in ${src.function}`));
+  if (src.code !== undefined && src.code !== "") s.appendChild(el("pre", "vista-source-code", src.code));
+}
+
+/** Fills `panel` with the details of a node. */
+export function showNode(panel: HTMLElement, index: GraphIndex, node: Node): void {
+  panel.replaceChildren();
+  const head = el("header");
+  head.appendChild(el("span", `vista-badge vista-badge-${node.kind}`, node.kind));
+  head.appendChild(el("h3", undefined, node.label));
+  panel.appendChild(head);
+  const module = index.modules.get(node.module);
+  const rows: Row[] = [["name", node.name]];
+  if (module !== undefined) rows.push(["module", `${module.path === "" ? "(model)" : module.path} (${module.class_name})`]);
+  if (node.value !== undefined) rows.push(["value", node.value]);
+  table(panel, rows);
+  if (node.error !== undefined || index.failedNodes.has(node.id)) {
+    const s = section(panel, "Error");
+    s.classList.add("vista-details-error");
+    const err = node.error ?? index.doc.error;
+    if (err !== undefined) s.appendChild(el("div", undefined, `${err.type}: ${err.message}`));
+  }
+  const inputs = index.edges
+    .filter((e) => e.target === node.id)
+    .sort((a, b) => a.target_input - b.target_input)
+    .map((e): Row => [`#${e.target_input} ← ${index.nodes.get(e.source)?.label ?? e.source}`, formatTensor(e.tensor)]);
+  if (inputs.length > 0) table(section(panel, "Inputs"), inputs);
+  const outputs = (node.outputs ?? []).map((t, i): Row => [`#${i}`, formatTensor(t)]);
+  if (outputs.length > 0) table(section(panel, "Outputs"), outputs);
+  const args = (node.arguments ?? []).map((a, i): Row => [a.name ?? `arg ${i}`, a.value]);
+  if (args.length > 0) table(section(panel, "Arguments"), args);
+  sourceBlock(panel, node.source);
+}
+
+/** Fills `panel` with the details of a module call (or a folded run of `members`). */
+export function showModule(panel: HTMLElement, index: GraphIndex, module: ModuleCall, members: readonly string[]): void {
+  panel.replaceChildren();
+  const head = el("header");
+  head.appendChild(el("span", "vista-badge vista-badge-module", members.length > 1 ? `module ×${members.length}` : "module"));
+  head.appendChild(el("h3", undefined, module.class_name));
+  panel.appendChild(head);
+  const rows: Row[] = [
+    ["class", module.class_qualname],
+    ["path", module.path === "" ? "(model)" : module.path],
+    ["parameters", `${formatCount(module.num_params)} (${module.num_params.toLocaleString("en-US")}), own ${module.num_params_own.toLocaleString("en-US")}`],
+  ];
+  if (module.call_index > 0) rows.push(["call", `#${module.call_index + 1} of this module`]);
+  if (module.extra_repr !== undefined && module.extra_repr !== "") rows.push(["config", module.extra_repr]);
+  if (members.length > 1) {
+    const paths = members.map((m) => index.modules.get(m)?.path ?? m);
+    rows.push(["repeated", `${members.length} identical calls: ${paths[0] ?? ""} … ${paths[paths.length - 1] ?? ""}`]);
+  }
+  table(panel, rows);
+  const params = (module.parameters ?? []).map(
+    (p): Row => [p.name, `${formatShape(p.shape)} · ${p.dtype} · ${p.numel.toLocaleString("en-US")}${p.kind === "buffer" ? " · buffer" : ""}`],
+  );
+  if (params.length > 0) table(section(panel, "Own parameters"), params);
+  sourceBlock(panel, module.source);
+}

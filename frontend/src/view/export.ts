@@ -1,0 +1,119 @@
+/**
+ * Export of the current view (the whole graph at its current open/closed state) as a
+ * standalone SVG, a PNG raster of it, and a vector PDF (jsPDF + svg2pdf.js: real paths and
+ * text, not a picture).
+ */
+import { jsPDF } from "jspdf";
+import { svg2pdf } from "svg2pdf.js";
+
+const SVG_NS = "http://www.w3.org/2000/svg";
+const MARGIN = 16;
+/** PDF pages are limited to 14,400 user units a side. */
+const MAX_PDF_SIDE = 14000;
+/** Canvas limits in Chromium: keep both sides and the area well inside them. */
+const MAX_CANVAS_SIDE = 16000;
+const MAX_CANVAS_AREA = 60_000_000;
+
+export interface ExportSource {
+  readonly viewport: SVGGElement;
+  readonly width: number;
+  readonly height: number;
+  readonly background: string;
+}
+
+/** A standalone <svg> element with the drawn graph (no selection outline). */
+export function exportSvgElement(src: ExportSource): SVGSVGElement {
+  const w = Math.max(1, Math.ceil(src.width + 2 * MARGIN));
+  const h = Math.max(1, Math.ceil(src.height + 2 * MARGIN));
+  const svg = document.createElementNS(SVG_NS, "svg");
+  svg.setAttribute("xmlns", SVG_NS);
+  svg.setAttribute("width", String(w));
+  svg.setAttribute("height", String(h));
+  svg.setAttribute("viewBox", `${-MARGIN} ${-MARGIN} ${w} ${h}`);
+  const bg = document.createElementNS(SVG_NS, "rect");
+  bg.setAttribute("x", String(-MARGIN));
+  bg.setAttribute("y", String(-MARGIN));
+  bg.setAttribute("width", String(w));
+  bg.setAttribute("height", String(h));
+  bg.setAttribute("fill", src.background);
+  svg.appendChild(bg);
+  const copy = src.viewport.cloneNode(true) as SVGGElement;
+  copy.removeAttribute("transform");
+  copy.querySelectorAll(".vista-layer-highlight").forEach((e) => e.remove());
+  svg.appendChild(copy);
+  return svg;
+}
+
+export function exportSvgString(src: ExportSource): string {
+  const text = new XMLSerializer().serializeToString(exportSvgElement(src));
+  return `<?xml version="1.0" encoding="UTF-8"?>\n${text}`;
+}
+
+export async function exportPng(src: ExportSource, scale = 2): Promise<Blob> {
+  const svgText = exportSvgString(src);
+  const w = src.width + 2 * MARGIN;
+  const h = src.height + 2 * MARGIN;
+  let k = scale;
+  k = Math.min(k, MAX_CANVAS_SIDE / w, MAX_CANVAS_SIDE / h, Math.sqrt(MAX_CANVAS_AREA / (w * h)));
+  const canvas = document.createElement("canvas");
+  canvas.width = Math.max(1, Math.floor(w * k));
+  canvas.height = Math.max(1, Math.floor(h * k));
+  const ctx = canvas.getContext("2d");
+  if (ctx === null) throw new Error("PNG export needs a 2D canvas, which this browser did not provide.");
+  const url = URL.createObjectURL(new Blob([svgText], { type: "image/svg+xml" }));
+  try {
+    const image = new Image();
+    await new Promise<void>((resolve, reject) => {
+      image.onload = () => resolve();
+      image.onerror = () => reject(new Error("PNG export: the browser could not draw the exported SVG."));
+      image.src = url;
+    });
+    ctx.fillStyle = src.background;
+    ctx.fillRect(0, 0, canvas.width, canvas.height);
+    ctx.drawImage(image, 0, 0, canvas.width, canvas.height);
+  } finally {
+    URL.revokeObjectURL(url);
+  }
+  return new Promise<Blob>((resolve, reject) => {
+    canvas.toBlob((blob) => (blob === null ? reject(new Error("PNG export failed: empty canvas.")) : resolve(blob)), "image/png");
+  });
+}
+
+/** Adjusts a copy of the SVG to what svg2pdf draws faithfully (standard PDF fonts, no halos). */
+function pdfFriendly(svg: SVGSVGElement): void {
+  svg.querySelectorAll("text").forEach((t) => {
+    // The standard fonts are WinAnsi-encoded: write the minus sign of the toggles as a hyphen.
+    if (t.textContent === "−") t.textContent = "-";
+    t.setAttribute("font-family", "helvetica");
+    const weight = Number(t.getAttribute("font-weight") ?? "400");
+    t.setAttribute("font-weight", weight >= 600 ? "bold" : "normal");
+    if (t.getAttribute("paint-order") === "stroke") {
+      t.removeAttribute("stroke");
+      t.removeAttribute("stroke-width");
+      t.removeAttribute("paint-order");
+    }
+  });
+  svg.querySelectorAll("title").forEach((t) => t.remove());
+}
+
+export async function exportPdf(src: ExportSource): Promise<Blob> {
+  const svg = exportSvgElement(src);
+  pdfFriendly(svg);
+  const w = src.width + 2 * MARGIN;
+  const h = src.height + 2 * MARGIN;
+  const k = Math.min(1, MAX_PDF_SIDE / w, MAX_PDF_SIDE / h);
+  const pw = w * k;
+  const ph = h * k;
+  const pdf = new jsPDF({ orientation: pw > ph ? "landscape" : "portrait", unit: "pt", format: [pw, ph], compress: true });
+  // svg2pdf reads computed styles: the copy must be in the document while it is converted.
+  const holder = document.createElement("div");
+  holder.style.cssText = "position:absolute;left:-100000px;top:0;width:0;height:0;overflow:hidden";
+  holder.appendChild(svg);
+  document.body.appendChild(holder);
+  try {
+    await svg2pdf(svg, pdf, { x: 0, y: 0, width: pw, height: ph });
+  } finally {
+    holder.remove();
+  }
+  return pdf.output("blob");
+}

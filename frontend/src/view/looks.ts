@@ -1,0 +1,93 @@
+/**
+ * How each drawn thing looks and how big it is: text lines, shape and size of nodes and
+ * closed boxes, and the header of open modules. Shared by layout sizing and drawing, so text
+ * always fits the box Graphviz was given.
+ */
+import { formatCount, formatShape } from "../model/format";
+import type { VisibleBox, VisibleContainer, VisibleItem, VisibleNode } from "../model/visible";
+import type { Measure } from "./measure";
+
+export type Shape = "op" | "input" | "output" | "parameter" | "buffer" | "constant" | "error" | "box";
+
+export interface TextLine {
+  readonly text: string;
+  readonly size: number;
+  readonly weight: number;
+  readonly muted: boolean;
+}
+
+export interface Look {
+  readonly shape: Shape;
+  readonly width: number;
+  readonly height: number;
+  readonly lines: readonly TextLine[];
+  /** Room kept on the right for the +/− toggle (boxes only). */
+  readonly toggle: boolean;
+}
+
+export const TOGGLE_SIZE = 16;
+export const HEADER_HEIGHT = 40;
+const MAX_CHARS = 44;
+
+export function truncate(text: string, max = MAX_CHARS): string {
+  return text.length <= max ? text : `${text.slice(0, max - 1)}…`;
+}
+
+function line(text: string, size: number, weight: number, muted = false, max = MAX_CHARS): TextLine {
+  return { text: truncate(text, max), size, weight, muted };
+}
+
+function widthOf(lines: readonly TextLine[], measure: Measure): number {
+  let w = 0;
+  for (const l of lines) w = Math.max(w, measure(l.text, l.size, l.weight));
+  return Math.ceil(w);
+}
+
+export function paramText(n: number): string {
+  return n === 0 ? "no params" : `${formatCount(n)} params`;
+}
+
+function nodeLook(item: VisibleNode, measure: Measure): Look {
+  const n = item.node;
+  const shape: Shape = item.failed ? "error" : n.kind;
+  const lines: TextLine[] = [];
+  if (n.kind === "parameter" || n.kind === "buffer") {
+    lines.push(line(n.label, 11, 600));
+    const t = n.outputs?.[0];
+    if (t !== undefined) lines.push(line(formatShape(t.shape), 10, 400, true));
+  } else if (n.kind === "constant") {
+    lines.push(line(n.value ?? n.label, 11, 500));
+  } else if (n.kind === "input" || n.kind === "output") {
+    lines.push(line(n.label, 12, 600));
+    if (n.value !== undefined) lines.push(line(n.value, 10, 400, true));
+  } else {
+    lines.push(line(n.label, 12, 600));
+  }
+  const pad = shape === "input" || shape === "output" ? 28 : shape === "constant" ? 26 : 20;
+  const height = lines.length > 1 ? 36 : 26;
+  const min = shape === "constant" ? 36 : 52;
+  return { shape, width: Math.max(min, widthOf(lines, measure) + pad), height, lines, toggle: false };
+}
+
+function boxLook(box: VisibleBox, index: { paths: readonly string[] }, measure: Measure): Look {
+  const m = box.module;
+  const title = box.repeat > 1 ? `${m.class_name} ×${box.repeat}` : m.class_name;
+  const first = index.paths[0] ?? m.path;
+  const last = index.paths[index.paths.length - 1] ?? m.path;
+  const path = box.repeat > 1 ? `${first} … ${last}` : m.path === "" ? "(model)" : m.path;
+  const lines = [line(title, 12, 700), line(path, 10.5, 400, true), line(paramText(box.numParams), 10, 400, true)];
+  const width = Math.max(90, widthOf(lines, measure) + 24 + TOGGLE_SIZE + 6);
+  return { shape: "box", width, height: 54, lines, toggle: true };
+}
+
+export function itemLook(item: VisibleItem, paths: (ids: readonly string[]) => string[], measure: Measure): Look {
+  return item.type === "node" ? nodeLook(item, measure) : boxLook(item, { paths: paths(item.members) }, measure);
+}
+
+/** Header lines of an open module box and the width they need. */
+export function headerLook(c: VisibleContainer, measure: Measure): { lines: TextLine[]; minWidth: number } {
+  const m = c.module;
+  const sub = [m.path === "" ? "(model)" : m.path, paramText(m.num_params)].join(" · ");
+  const lines = [line(m.class_name, 12, 700), line(sub, 10.5, 400, true, 72)];
+  return { lines, minWidth: widthOf(lines, measure) + 24 + TOGGLE_SIZE + 10 };
+}

@@ -1,0 +1,36 @@
+/** Text width measurement for sizing nodes before layout (canvas when there is one). */
+
+export const FONT_FAMILY =
+  'system-ui, -apple-system, "Segoe UI", Roboto, "Helvetica Neue", Helvetica, Arial, sans-serif';
+/** Edge labels: fonts with Helvetica's metrics, which Graphviz uses to make room for them. */
+export const LABEL_FAMILY = 'Helvetica, Arial, "Liberation Sans", "Nimbus Sans", sans-serif';
+export const MONO_FAMILY = 'ui-monospace, "SFMono-Regular", Menlo, Consolas, "DejaVu Sans Mono", monospace';
+
+export type Measure = (text: string, size: number, weight?: number) => number;
+
+/** An estimate for when no canvas exists (unit tests): 0.6 em per character. */
+export const estimateText: Measure = (text, size, weight = 400) =>
+  text.length * size * (weight >= 600 ? 0.62 : 0.56);
+
+/** A measure backed by a 2D canvas, with a cache; falls back to the estimate. */
+export function createMeasure(): Measure {
+  let context: CanvasRenderingContext2D | null = null;
+  try {
+    context = document.createElement("canvas").getContext("2d");
+  } catch {
+    context = null;
+  }
+  if (context === null) return estimateText;
+  const ctx = context;
+  const cache = new Map<string, number>();
+  return (text, size, weight = 400) => {
+    const key = `${weight}|${size}|${text}`;
+    let width = cache.get(key);
+    if (width === undefined) {
+      ctx.font = `${weight} ${size}px ${FONT_FAMILY}`;
+      width = ctx.measureText(text).width;
+      cache.set(key, width);
+    }
+    return width;
+  };
+}

@@ -1,0 +1,438 @@
+/**
+ * Drawing one laid-out graph into an SVG group with d3. Every string from the document goes
+ * in through `.text()` (a text node), never as markup. Styling is presentation attributes
+ * from the palette, so exports need no stylesheet. No ids are created: several viewers can
+ * share a page.
+ */
+import { select, type Selection } from "d3-selection";
+import { formatShapes } from "../model/format";
+import type { VisibleGraph } from "../model/visible";
+import type { LayoutResult, Point, Rect } from "../layout/types";
+import { TOGGLE_SIZE, type Look, type TextLine } from "./looks";
+import { FONT_FAMILY, LABEL_FAMILY } from "./measure";
+import type { Palette } from "./theme";
+
+export interface DrawInput {
+  readonly visible: VisibleGraph;
+  readonly layout: LayoutResult;
+  readonly looks: ReadonlyMap<string, Look>;
+  readonly headers: ReadonlyMap<string, readonly TextLine[]>;
+  readonly depthOf: (moduleId: string) => number;
+  readonly palette: Palette;
+  /** Id of this viewer's arrowhead marker: unique per viewer instance. */
+  readonly markerId: string;
+}
+
+type G = Selection<SVGGElement, unknown, null, undefined>;
+
+interface Kept {
+  readonly el: SVGGElement;
+  /** Everything the element's contents depend on; equal key = only its position may change. */
+  readonly key: string;
+  position: string;
+}
+
+interface KeptEdge {
+  readonly el: SVGGElement;
+  readonly path: SVGPathElement;
+  /** The route the path was drawn for; later routes that are a pure shift of it only move. */
+  base: readonly Point[];
+  shift: Point;
+  label: SVGTextElement | null;
+  labelKey: string;
+}
+
+/** The offset between two routes when one is the other shifted, else null. */
+function shiftBetween(a: readonly Point[], b: readonly Point[]): Point | null {
+  const a0 = a[0];
+  const b0 = b[0];
+  if (a.length !== b.length || a0 === undefined || b0 === undefined) return null;
+  const dx = b0.x - a0.x;
+  const dy = b0.y - a0.y;
+  for (let i = 1; i < a.length; i++) {
+    const p = a[i] as Point;
+    const q = b[i] as Point;
+    if (Math.abs(q.x - p.x - dx) > 0.05 || Math.abs(q.y - p.y - dy) > 0.05) return null;
+  }
+  return { x: dx, y: dy };
+}
+
+const translate = (r: Rect): string => `translate(${r.x.toFixed(1)},${r.y.toFixed(1)})`;
+
+/**
+ * Draws laid-out graphs into one SVG group and keeps the elements between draws: an item
+ * whose look is unchanged is only moved (one transform attribute), so a +/− on a large open
+ * graph touches little of the DOM. Items are drawn at their own origin inside a translated
+ * group; edges in graph coordinates.
+ */
+export class GraphRenderer {
+  private readonly layers: { defs: G; modules: G; edges: G; nodes: G; highlight: G };
+  private items = new Map<string, Kept>();
+  private containers = new Map<string, Kept>();
+  private edges = new Map<string, KeptEdge>();
+  private paletteKey = "";
+
+  constructor(root: SVGGElement) {
+    const g: G = select(root);
+    g.selectChildren().remove();
+    this.layers = {
+      defs: g.append("defs"),
+      modules: g.append("g").attr("class", "vista-layer-modules"),
+      edges: g.append("g").attr("class", "vista-layer-edges"),
+      nodes: g.append("g").attr("class", "vista-layer-nodes"),
+      highlight: g.append("g").attr("class", "vista-layer-highlight"),
+    };
+  }
+
+  draw(input: DrawInput): void {
+    const paletteKey = `${input.palette.background}|${input.markerId}`;
+    if (paletteKey !== this.paletteKey) {
+      // New colours: nothing can be reused.
+      this.paletteKey = paletteKey;
+      for (const layer of [this.layers.defs, this.layers.modules, this.layers.edges, this.layers.nodes]) {
+        layer.selectChildren().remove();
+      }
+      this.items.clear();
+      this.containers.clear();
+      this.edges.clear();
+      this.drawMarker(input);
+    }
+    this.drawContainers(input);
+    this.drawEdges(input);
+    this.drawItems(input);
+  }
+
+  private drawMarker(input: DrawInput): void {
+    const marker = this.layers.defs
+      .append("marker")
+      .attr("id", input.markerId)
+      .attr("viewBox", "0 0 10 10")
+      .attr("refX", 10)
+      .attr("refY", 5)
+      .attr("markerUnits", "userSpaceOnUse")
+      .attr("markerWidth", 8)
+      .attr("markerHeight", 7)
+      .attr("orient", "auto");
+    marker.append("path").attr("d", "M0,0L10,5L0,10Z").attr("fill", input.palette.edge);
+  }
+
+  private drawContainers(input: DrawInput): void {
+    const { visible, layout, palette } = input;
+    const next = new Map<string, Kept>();
+    const ordered = [...visible.containers.values()].sort((a, b) => input.depthOf(a.id) - input.depthOf(b.id));
+    let previous: SVGGElement | null = null;
+    let inOrder = true;
+    for (const c of ordered) {
+      const r = layout.rects[c.id];
+      if (r === undefined) continue;
+      const depth = input.depthOf(c.id);
+      const lines = input.headers.get(c.id) ?? [];
+      const key = `${r.width}|${r.height}|${depth}|${c.failed}|${lines.map((l) => l.text).join("|")}`;
+      let kept = this.containers.get(c.id);
+      if (kept === undefined || kept.key !== key) {
+        kept?.el.remove();
+        const el = this.layers.modules
+          .append("g")
+          .attr("class", "vista-module")
+          .attr("data-id", c.id)
+          .attr("data-state", "expanded")
+          .attr("data-depth", depth);
+        if (c.failed) el.attr("data-failed", "true");
+        const local = { x: 0, y: 0, width: r.width, height: r.height };
+        el.append("rect")
+          .attr("class", "vista-module-frame")
+          .attr("width", r.width)
+          .attr("height", r.height)
+          .attr("rx", 10)
+          .attr("fill", palette.moduleFills[depth % palette.moduleFills.length] ?? palette.background)
+          .attr("stroke", c.failed ? palette.failed : palette.moduleStroke)
+          .attr("stroke-width", c.failed ? 1.6 : 1);
+        drawLines(el, lines, 12, 8, "start", palette.text, palette);
+        drawToggle(el, local, "−", palette);
+        kept = { el: el.node() as SVGGElement, key, position: "" };
+      }
+      const position = translate(r);
+      if (kept.position !== position) {
+        kept.el.setAttribute("transform", position);
+        kept.position = position;
+      }
+      if (previous !== null && previous.nextSibling !== kept.el) inOrder = false;
+      previous = kept.el;
+      next.set(c.id, kept);
+    }
+    for (const [id, kept] of this.containers) if (!next.has(id)) kept.el.remove();
+    this.containers = next;
+    if (!inOrder) {
+      // Outer frames must be painted below inner ones.
+      const layer = this.layers.modules.node() as SVGGElement;
+      for (const c of ordered) {
+        const el = next.get(c.id)?.el;
+        if (el !== undefined) layer.appendChild(el);
+      }
+    }
+  }
+
+  private drawEdges(input: DrawInput): void {
+    const { visible, layout, palette } = input;
+    const routes = new Map(layout.edges.map((r) => [r.id, r]));
+    const next = new Map<string, KeptEdge>();
+    for (const e of visible.edges) {
+      const route = routes.get(e.id);
+      if (route === undefined || route.points.length < 2) continue;
+      let kept = this.edges.get(e.id);
+      if (kept === undefined) {
+        const el = this.layers.edges
+          .append("g")
+          .attr("class", "vista-edge")
+          .attr("data-source", e.source)
+          .attr("data-target", e.target);
+        const path = el
+          .append("path")
+          .attr("fill", "none")
+          .attr("stroke", palette.edge)
+          .attr("stroke-width", 1.2)
+          .attr("marker-end", `url(#${input.markerId})`);
+        kept = { el: el.node() as SVGGElement, path: path.node() as SVGPathElement, base: [], shift: { x: 0, y: 0 }, label: null, labelKey: "" };
+      }
+      let shift = shiftBetween(kept.base, route.points);
+      if (shift === null) {
+        kept.path.setAttribute("d", pathData(route.points));
+        kept.base = route.points;
+        shift = { x: 0, y: 0 };
+      }
+      if (shift.x !== kept.shift.x || shift.y !== kept.shift.y) {
+        if (shift.x === 0 && shift.y === 0) kept.el.removeAttribute("transform");
+        else kept.el.setAttribute("transform", `translate(${shift.x.toFixed(1)},${shift.y.toFixed(1)})`);
+        kept.shift = shift;
+      }
+      // The label sits in the edge's group, in the coordinates of its base route.
+      const lx = route.label === null ? 0 : route.label.x - shift.x;
+      const ly = route.label === null ? 0 : route.label.y - shift.y;
+      const labelKey = route.label === null ? "" : `${lx.toFixed(1)}|${ly.toFixed(1)}|${route.label.text}`;
+      if (labelKey !== kept.labelKey) {
+        kept.label?.remove();
+        kept.label = null;
+        if (route.label !== null) {
+          kept.label = select(kept.el)
+            .append("text")
+            .attr("class", "vista-edge-label")
+            .attr("x", lx.toFixed(1))
+            .attr("y", ly.toFixed(1))
+            .attr("dy", "0.35em")
+            .attr("text-anchor", "middle")
+            .attr("font-family", LABEL_FAMILY)
+            .attr("font-size", 9)
+            .attr("fill", palette.edgeLabel)
+            .attr("stroke", palette.background)
+            .attr("stroke-width", 3)
+            .attr("stroke-linejoin", "round")
+            .attr("paint-order", "stroke")
+            .text(route.label.text || formatShapes(e.tensors))
+            .node();
+        }
+        kept.labelKey = labelKey;
+      }
+      next.set(e.id, kept);
+    }
+    for (const [id, kept] of this.edges) if (!next.has(id)) kept.el.remove();
+    this.edges = next;
+  }
+
+  private drawItems(input: DrawInput): void {
+    const { visible, layout, palette } = input;
+    const next = new Map<string, Kept>();
+    for (const item of visible.items.values()) {
+      const r = layout.rects[item.id];
+      const look = input.looks.get(item.id);
+      if (r === undefined || look === undefined) continue;
+      const key =
+        `${item.type}|${look.shape}|${look.width}|${look.height}|${item.failed}|` +
+        (item.type === "box" ? `${item.repeat}|` : `${item.node.kind}|`) +
+        look.lines.map((l) => l.text).join("|");
+      let kept = this.items.get(item.id);
+      if (kept === undefined || kept.key !== key) {
+        kept?.el.remove();
+        const el = item.type === "node" ? this.drawNode(item.id, item.node.kind, item.failed, look, palette) : this.drawBox(item.id, item.repeat, item.failed, item.module.class_qualname, look, palette);
+        kept = { el, key, position: "" };
+      }
+      const position = translate(r);
+      if (kept.position !== position) {
+        kept.el.setAttribute("transform", position);
+        kept.position = position;
+      }
+      next.set(item.id, kept);
+    }
+    for (const [id, kept] of this.items) if (!next.has(id)) kept.el.remove();
+    this.items = next;
+  }
+
+  private drawNode(id: string, kind: string, failed: boolean, look: Look, palette: Palette): SVGGElement {
+    const colors = palette.nodes[look.shape];
+    const r = { x: 0, y: 0, width: look.width, height: look.height };
+    const el = this.layers.nodes.append("g").attr("class", "vista-node").attr("data-id", id).attr("data-kind", kind);
+    if (failed) {
+      el.attr("data-failed", "true");
+      el.append("rect")
+        .attr("x", -5)
+        .attr("y", -5)
+        .attr("width", r.width + 10)
+        .attr("height", r.height + 10)
+        .attr("rx", 8)
+        .attr("fill", "none")
+        .attr("stroke", palette.failed)
+        .attr("stroke-width", 1.5)
+        .attr("stroke-dasharray", "4 3");
+    }
+    el.append("path")
+      .attr("d", shapePath(look.shape, r))
+      .attr("fill", colors.fill)
+      .attr("stroke", colors.stroke)
+      .attr("stroke-width", look.shape === "error" ? 2.5 : look.shape === "output" ? 2 : 1.2)
+      .attr("stroke-dasharray", look.shape === "buffer" ? "3 2" : null);
+    const textHeight = linesHeight(look.lines);
+    drawLines(el, look.lines, r.width / 2, (r.height - textHeight) / 2, "middle", colors.text, palette);
+    return el.node() as SVGGElement;
+  }
+
+  private drawBox(id: string, repeat: number, failed: boolean, qualname: string, look: Look, palette: Palette): SVGGElement {
+    const colors = palette.nodes.box;
+    const r = { x: 0, y: 0, width: look.width, height: look.height };
+    const el = this.layers.nodes.append("g").attr("class", "vista-module").attr("data-id", id).attr("data-state", "collapsed");
+    if (repeat > 1) el.attr("data-repeat", repeat);
+    if (failed) el.attr("data-failed", "true");
+    el.append("title").text(qualname);
+    const stroke = failed ? palette.failed : colors.stroke;
+    if (repeat > 1) {
+      for (const off of [6, 3]) {
+        el.append("rect")
+          .attr("x", off)
+          .attr("y", -off)
+          .attr("width", r.width)
+          .attr("height", r.height)
+          .attr("rx", 8)
+          .attr("fill", colors.fill)
+          .attr("stroke", stroke)
+          .attr("stroke-width", 1);
+      }
+    }
+    el.append("rect")
+      .attr("class", "vista-module-frame")
+      .attr("width", r.width)
+      .attr("height", r.height)
+      .attr("rx", 8)
+      .attr("fill", colors.fill)
+      .attr("stroke", stroke)
+      .attr("stroke-width", failed ? 2 : 1.3);
+    drawLines(el, look.lines, 10, 7, "start", colors.text, palette);
+    drawToggle(el, r, "+", palette);
+    return el.node() as SVGGElement;
+  }
+
+  /** Outlines the selected item (or none). */
+  drawSelection(rect: Rect | null, palette: Palette): void {
+    const layer = this.layers.highlight;
+    layer.selectChildren().remove();
+    if (rect === null) return;
+    layer
+      .append("rect")
+      .attr("class", "vista-selection")
+      .attr("x", rect.x - 3)
+      .attr("y", rect.y - 3)
+      .attr("width", rect.width + 6)
+      .attr("height", rect.height + 6)
+      .attr("rx", 7)
+      .attr("fill", "none")
+      .attr("stroke", palette.selected)
+      .attr("stroke-width", 3)
+      .attr("pointer-events", "none");
+  }
+}
+
+function linesHeight(lines: readonly TextLine[]): number {
+  return lines.reduce((h, l) => h + l.size * 1.3, 0);
+}
+
+function drawLines(
+  el: G,
+  lines: readonly TextLine[],
+  x: number,
+  top: number,
+  anchor: "start" | "middle",
+  color: string,
+  palette: Palette,
+): void {
+  let y = top;
+  for (const l of lines) {
+    y += l.size * 1.3;
+    el.append("text")
+      .attr("x", x)
+      .attr("y", y - l.size * 0.3)
+      .attr("text-anchor", anchor)
+      .attr("font-family", FONT_FAMILY)
+      .attr("font-size", l.size)
+      .attr("font-weight", l.weight)
+      .attr("fill", l.muted ? palette.muted : color)
+      .text(l.text);
+  }
+}
+
+function drawToggle(el: G, r: Rect, sign: "+" | "−", palette: Palette): void {
+  const x = r.x + r.width - TOGGLE_SIZE - 6;
+  const y = r.y + 6;
+  const t = el
+    .append("g")
+    .attr("data-action", "toggle")
+    .attr("role", "button")
+    .attr("cursor", "pointer")
+    .attr("aria-label", sign === "+" ? "open" : "close");
+  t.append("rect")
+    .attr("x", x)
+    .attr("y", y)
+    .attr("width", TOGGLE_SIZE)
+    .attr("height", TOGGLE_SIZE)
+    .attr("rx", 3)
+    .attr("fill", palette.toggleFill)
+    .attr("stroke", palette.moduleStroke);
+  t.append("text")
+    .attr("x", x + TOGGLE_SIZE / 2)
+    .attr("y", y + TOGGLE_SIZE / 2 + 4.5)
+    .attr("text-anchor", "middle")
+    .attr("font-family", FONT_FAMILY)
+    .attr("font-size", 14)
+    .attr("font-weight", 700)
+    .attr("fill", palette.text)
+    .text(sign);
+}
+
+export function pathData(points: readonly Point[]): string {
+  const f = (p: Point): string => `${p.x.toFixed(1)},${p.y.toFixed(1)}`;
+  const [first, ...rest] = points;
+  if (first === undefined) return "";
+  if (rest.length % 3 !== 0) return `M${f(first)}` + rest.map((p) => `L${f(p)}`).join("");
+  let d = `M${f(first)}`;
+  for (let i = 0; i < rest.length; i += 3) {
+    d += `C${f(rest[i] as Point)} ${f(rest[i + 1] as Point)} ${f(rest[i + 2] as Point)}`;
+  }
+  return d;
+}
+
+export function shapePath(shape: Look["shape"], r: Rect): string {
+  const { x, y, width: w, height: h } = r;
+  const rounded = (rad: number): string =>
+    `M${x + rad},${y}H${x + w - rad}A${rad},${rad} 0 0 1 ${x + w},${y + rad}V${y + h - rad}` +
+    `A${rad},${rad} 0 0 1 ${x + w - rad},${y + h}H${x + rad}A${rad},${rad} 0 0 1 ${x},${y + h - rad}` +
+    `V${y + rad}A${rad},${rad} 0 0 1 ${x + rad},${y}Z`;
+  switch (shape) {
+    case "input":
+    case "output":
+      return rounded(h / 2);
+    case "parameter":
+    case "buffer":
+      return `M${x},${y}H${x + w - 8}L${x + w},${y + 8}V${y + h}H${x}Z`;
+    case "constant":
+      return `M${x},${y + h / 2}A${w / 2},${h / 2} 0 1 0 ${x + w},${y + h / 2}A${w / 2},${h / 2} 0 1 0 ${x},${y + h / 2}Z`;
+    default:
+      return rounded(4);
+  }
+}
+

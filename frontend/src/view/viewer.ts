@@ -1,0 +1,626 @@
+/**
+ * One mounted viewer: owns its DOM (under the container it was given), its open/closed
+ * state, and drives model -> layout -> drawing. Several viewers on a page share nothing but
+ * the layout worker.
+ */
+import { select } from "d3-selection";
+import { zoom, zoomIdentity, type ZoomBehavior, type ZoomTransform } from "d3-zoom";
+import { readDocument, type GraphIndex } from "../model/document";
+import { formatShapes } from "../model/format";
+import { search } from "../model/search";
+import * as states from "../model/state";
+import { computeVisibleGraph, type VisibleGraph } from "../model/visible";
+import { acquireLayoutClient, releaseLayoutClient, type LayoutClient } from "../layout/client";
+import { buildLayoutGraph } from "../layout/request";
+import type { LayoutResult, Rect } from "../layout/types";
+import { buildChrome, buildErrorPanel, fillLegend, type Chrome } from "./chrome";
+import { showModule, showNode } from "./details";
+import { exportPdf, exportPng, exportSvgString, type ExportSource } from "./export";
+import { HEADER_HEIGHT, headerLook, itemLook, type Look, type TextLine } from "./looks";
+import { createMeasure, type Measure } from "./measure";
+import { GraphRenderer } from "./render";
+import css from "./styles.css";
+import { PALETTES, resolveTheme, type Palette, type ThemeName, type ThemeOption } from "./theme";
+
+export interface ViewerOptions {
+  /** Initial open depth: 0 = the model as one box, 1 (default) = the model's children as boxes. */
+  depth?: number;
+  theme?: ThemeOption;
+  showParameters?: boolean;
+  showConstants?: boolean;
+  /** CSS height of the viewer, default "100%" (never below 360px). */
+  height?: string;
+}
+
+export interface ViewerHandle {
+  readonly ready: Promise<void>;
+  expandAll(): Promise<void>;
+  collapseAll(): Promise<void>;
+  setDepth(depth: number): Promise<void>;
+  search(query: string): string[];
+  select(id: string): Promise<void>;
+  exportSVG(): string;
+  exportPNG(): Promise<Blob>;
+  exportPDF(): Promise<Blob>;
+  setTheme(theme: ThemeOption): void;
+  destroy(): void;
+}
+
+interface Anchor {
+  readonly id: string;
+  readonly screenX: number;
+  readonly screenY: number;
+}
+
+type ViewTarget = { kind: "fit" } | { kind: "overview" } | { kind: "focus"; id: string } | { kind: "center"; id: string } | { kind: "anchor"; anchor: Anchor } | { kind: "keep" };
+
+const PROGRESS_DELAY_MS = 150;
+let instances = 0;
+/** Below this zoom the 12px labels are no longer legible. */
+const READABLE_SCALE = 0.45;
+
+export class Viewer {
+  private readonly chrome: Chrome;
+  private readonly measure: Measure;
+  private readonly zoomBehavior: ZoomBehavior<SVGSVGElement, unknown>;
+  private readonly renderer: GraphRenderer;
+  private index: GraphIndex | null = null;
+  private state: states.ViewState | null = null;
+  private visible: VisibleGraph | null = null;
+  private layout: LayoutResult | null = null;
+  private looks = new Map<string, Look>();
+  private headers = new Map<string, readonly TextLine[]>();
+  private themeOption: ThemeOption;
+  private theme: ThemeName = "light";
+  private selected: string | null = null;
+  private size: { width: number; height: number } | null = null;
+  private readonly markerId = `vista-${++instances}-arrow`;
+  private client: LayoutClient | null = null;
+  private generation = 0;
+  private destroyed = false;
+  private readonly cleanups: (() => void)[] = [];
+  private resolveReady: () => void = () => undefined;
+  private rejectReady: (e: Error) => void = () => undefined;
+  readonly ready: Promise<void>;
+
+  constructor(
+    private readonly container: HTMLElement,
+    document: unknown,
+    private readonly options: ViewerOptions,
+  ) {
+    this.ready = new Promise<void>((resolve, reject) => {
+      this.resolveReady = resolve;
+      this.rejectReady = reject;
+    });
+    this.ready.catch(() => undefined);
+    this.chrome = buildChrome(css);
+    this.chrome.root.style.height = options.height ?? "100%";
+    container.appendChild(this.chrome.root);
+    this.renderer = new GraphRenderer(this.chrome.viewport);
+    this.measure = createMeasure();
+    this.themeOption = options.theme ?? "auto";
+    this.applyTheme();
+    this.watchTheme();
+
+    this.zoomBehavior = zoom<SVGSVGElement, unknown>()
+      .scaleExtent([0.01, 4])
+      .extent(() => {
+        const { width, height } = this.viewSize();
+        return [
+          [0, 0],
+          [width, height],
+        ];
+      })
+      .on("zoom", (event: { transform: ZoomTransform }) => {
+        this.chrome.viewport.setAttribute("transform", event.transform.toString());
+      });
+    select(this.chrome.svg).call(this.zoomBehavior).on("dblclick.zoom", null);
+    if (typeof ResizeObserver !== "undefined") {
+      const observer = new ResizeObserver((entries) => {
+        const box = entries[entries.length - 1]?.contentRect;
+        if (box !== undefined && box.width > 0 && box.height > 0) this.size = { width: box.width, height: box.height };
+      });
+      observer.observe(this.chrome.svg);
+      this.cleanups.push(() => observer.disconnect());
+    }
+    this.wireEvents();
+
+    try {
+      this.index = readDocument(document);
+    } catch (error) {
+      this.fail(error);
+      return;
+    }
+    const index = this.index;
+    const depth = Math.max(0, Math.floor(options.depth ?? 1));
+    let state = states.stateAtDepth(index, depth, {
+      showParameters: options.showParameters ?? true,
+      showConstants: options.showConstants ?? true,
+    });
+    this.chrome.depth.value = String(depth);
+    this.chrome.depth.max = String(states.maxDepth(index));
+    const failed = index.doc.error?.node ?? [...index.failedNodes][0];
+    if (index.doc.error !== undefined) {
+      const show = failed !== undefined && index.nodes.has(failed) ? () => void this.select(failed) : null;
+      this.chrome.root.insertBefore(buildErrorPanel(index.doc.error, show), this.chrome.root.querySelector(".vista-body"));
+    }
+    let target: ViewTarget = { kind: "overview" };
+    if (failed !== undefined && index.nodes.has(failed)) {
+      state = states.reveal(index, state, failed);
+      target = { kind: "focus", id: failed };
+      this.selected = failed;
+    }
+    this.state = state;
+    try {
+      this.client = acquireLayoutClient();
+    } catch (error) {
+      this.fail(error);
+      return;
+    }
+    if (this.selected !== null) this.showDetails(this.selected);
+    void this.relayout(target).then(
+      () => {
+        this.chrome.root.dataset["state"] = "ready";
+        this.resolveReady();
+      },
+      (error: unknown) => this.fail(error),
+    );
+  }
+
+  handle(): ViewerHandle {
+    return {
+      ready: this.ready,
+      expandAll: () => this.change((i, s) => states.expandAll(i, s), { kind: "overview" }),
+      collapseAll: () => this.change((i, s) => states.collapseAll(i, s), { kind: "overview" }),
+      setDepth: (d: number) => this.setDepth(d),
+      search: (q: string) => (this.index === null ? [] : search(this.index, q).map((h) => h.id)),
+      select: (id: string) => this.select(id),
+      exportSVG: () => exportSvgString(this.exportSource()),
+      exportPNG: () => exportPng(this.exportSource()),
+      exportPDF: () => exportPdf(this.exportSource()),
+      setTheme: (t: ThemeOption) => this.setTheme(t),
+      destroy: () => this.destroy(),
+    };
+  }
+
+  // ---- state changes -------------------------------------------------------------------
+
+  private async change(update: (i: GraphIndex, s: states.ViewState) => states.ViewState, target: ViewTarget): Promise<void> {
+    if (this.index === null || this.state === null || this.destroyed) return;
+    this.state = update(this.index, this.state);
+    await this.relayout(target);
+  }
+
+  private async setDepth(depth: number): Promise<void> {
+    const d = Math.max(0, Math.floor(Number.isFinite(depth) ? depth : 1));
+    this.chrome.depth.value = String(d);
+    await this.change((i, s) => states.stateAtDepth(i, d, s), { kind: "overview" });
+  }
+
+  private async toggle(id: string): Promise<void> {
+    const rect = this.layout?.rects[id];
+    const t = this.transform();
+    const target: ViewTarget =
+      rect === undefined
+        ? { kind: "keep" }
+        : { kind: "anchor", anchor: { id, screenX: t.applyX(rect.x), screenY: t.applyY(rect.y) } };
+    await this.change((i, s) => states.toggle(i, s, id), target);
+  }
+
+  private async select(id: string): Promise<void> {
+    if (this.index === null || this.state === null) return;
+    if (!this.index.nodes.has(id) && !this.index.modules.has(id)) return;
+    this.selected = id;
+    this.showDetails(id);
+    const revealed = states.reveal(this.index, this.state, id);
+    if (revealed.open.size !== this.state.open.size || revealed.unfolded.size !== this.state.unfolded.size) {
+      this.state = revealed;
+      await this.relayout({ kind: "center", id });
+    } else {
+      this.centerOn(id);
+      this.drawSelectionOutline();
+    }
+  }
+
+  private setTheme(t: ThemeOption): void {
+    this.themeOption = t;
+    this.applyTheme();
+    this.redraw();
+  }
+
+  private destroy(): void {
+    if (this.destroyed) return;
+    this.destroyed = true;
+    this.generation++;
+    for (const c of this.cleanups) c();
+    select(this.chrome.svg).on(".zoom", null);
+    this.chrome.root.remove();
+    if (this.client !== null) releaseLayoutClient();
+    this.client = null;
+  }
+
+  // ---- layout and drawing --------------------------------------------------------------
+
+  private async relayout(target: ViewTarget): Promise<void> {
+    const index = this.index;
+    const state = this.state;
+    const client = this.client;
+    if (index === null || state === null || client === null) return;
+    const generation = ++this.generation;
+    const visible = computeVisibleGraph(index, state);
+    const paths = (ids: readonly string[]): string[] => ids.map((m) => index.modules.get(m)?.path ?? m);
+    const looks = new Map<string, Look>();
+    for (const item of visible.items.values()) looks.set(item.id, itemLook(item, paths, this.measure));
+    const headers = new Map<string, readonly TextLine[]>();
+    const headerWidths = new Map<string, number>();
+    for (const c of visible.containers.values()) {
+      const h = headerLook(c, this.measure);
+      headers.set(c.id, h.lines);
+      headerWidths.set(c.id, h.minWidth);
+    }
+    const labels = new Map(visible.edges.map((e) => [e.id, formatShapes(e.tensors)]));
+    const graph = buildLayoutGraph(
+      visible,
+      {
+        item: (id) => {
+          const l = looks.get(id);
+          return { width: l?.width ?? 40, height: l?.height ?? 24 };
+        },
+        header: (id) => ({ height: HEADER_HEIGHT, minWidth: headerWidths.get(id) ?? 100 }),
+      },
+      (id) => labels.get(id) ?? "",
+    );
+    const timer = setTimeout(() => {
+      if (generation === this.generation) this.chrome.progress.hidden = false;
+    }, PROGRESS_DELAY_MS);
+    let result: LayoutResult;
+    try {
+      result = await client.layout(graph);
+    } finally {
+      clearTimeout(timer);
+      if (generation === this.generation) this.chrome.progress.hidden = true;
+    }
+    if (generation !== this.generation || this.destroyed) return;
+    this.visible = visible;
+    this.layout = result;
+    this.looks = looks;
+    this.headers = headers;
+    this.chrome.root.dataset["layoutMs"] = result.stats.milliseconds.toFixed(1);
+    this.chrome.root.dataset["graphvizRuns"] = String(result.stats.graphvizRuns);
+    this.redraw();
+    this.applyTarget(target);
+  }
+
+  private redraw(): void {
+    if (this.visible === null || this.layout === null || this.index === null) return;
+    const index = this.index;
+    this.renderer.draw({
+      visible: this.visible,
+      layout: this.layout,
+      looks: this.looks,
+      headers: this.headers,
+      depthOf: (id) => index.moduleDepth.get(id) ?? 0,
+      palette: this.palette(),
+      markerId: this.markerId,
+    });
+    this.drawSelectionOutline();
+  }
+
+  private drawSelectionOutline(): void {
+    this.renderer.drawSelection(this.selectedRect(), this.palette());
+  }
+
+  private selectedRect(): Rect | null {
+    if (this.selected === null || this.visible === null || this.layout === null) return null;
+    const owner = this.visible.nodeOwner.get(this.selected) ?? this.visible.moduleOwner.get(this.selected) ?? null;
+    return owner === null ? null : (this.layout.rects[owner] ?? null);
+  }
+
+  private applyTarget(target: ViewTarget): void {
+    if (target.kind === "fit") this.fit();
+    else if (target.kind === "overview") this.overview();
+    else if (target.kind === "focus") {
+      // A small graph is shown whole (the failed node stands out); a large one centred on it.
+      if (this.fitScale() >= 0.8) this.fit();
+      else this.centerOn(target.id);
+    }
+    else if (target.kind === "center") this.centerOn(target.id);
+    else if (target.kind === "anchor") {
+      const rect = this.layout?.rects[target.anchor.id];
+      if (rect === undefined) return;
+      const k = this.transform().k;
+      this.setTransform(zoomIdentity.translate(target.anchor.screenX - k * rect.x, target.anchor.screenY - k * rect.y).scale(k));
+    }
+  }
+
+  private transform(): ZoomTransform {
+    // d3-zoom keeps the current transform on the element as `__zoom`.
+    const t = (this.chrome.svg as unknown as { __zoom?: ZoomTransform }).__zoom;
+    return t ?? zoomIdentity;
+  }
+
+  private setTransform(t: ZoomTransform): void {
+    select(this.chrome.svg).call(this.zoomBehavior.transform, t);
+  }
+
+  /** The graph area's size, kept by a ResizeObserver: reading it never forces a reflow. */
+  private viewSize(): { width: number; height: number } {
+    if (this.size === null) {
+      const r = this.chrome.svg.getBoundingClientRect();
+      if (r.width > 0 && r.height > 0) this.size = { width: r.width, height: r.height };
+      return { width: r.width || 800, height: r.height || 500 };
+    }
+    return this.size;
+  }
+
+  private fitScale(): number {
+    if (this.layout === null) return 1;
+    const { width, height } = this.viewSize();
+    return Math.min((0.94 * width) / Math.max(1, this.layout.width), (0.94 * height) / Math.max(1, this.layout.height));
+  }
+
+  private fit(): void {
+    if (this.layout === null) return;
+    const { width, height } = this.viewSize();
+    const w = Math.max(1, this.layout.width);
+    const h = Math.max(1, this.layout.height);
+    const k = Math.min(1.25, (0.94 * width) / w, (0.94 * height) / h);
+    this.setTransform(zoomIdentity.translate((width - k * w) / 2, (height - k * h) / 2).scale(k));
+  }
+
+  /**
+   * The whole graph when it fits at a readable scale; otherwise the top of it, as wide as
+   * the view allows at a readable scale (a fully opened 24-layer model is very tall).
+   */
+  private overview(): void {
+    if (this.layout === null) return;
+    const { width, height } = this.viewSize();
+    const w = Math.max(1, this.layout.width);
+    const h = Math.max(1, this.layout.height);
+    const fitK = Math.min(1.25, (0.94 * width) / w, (0.94 * height) / h);
+    if (fitK >= READABLE_SCALE) {
+      this.fit();
+      return;
+    }
+    const k = Math.max(READABLE_SCALE, Math.min(0.9, (0.94 * width) / w));
+    const x = k * w <= width ? (width - k * w) / 2 : 0.03 * width;
+    this.setTransform(zoomIdentity.translate(x, 0.03 * height).scale(k));
+  }
+
+  private centerOn(id: string): void {
+    if (this.visible === null || this.layout === null) return;
+    const owner = this.visible.nodeOwner.get(id) ?? this.visible.moduleOwner.get(id) ?? null;
+    const rect = owner === null ? undefined : this.layout.rects[owner];
+    if (rect === undefined) return;
+    const { width, height } = this.viewSize();
+    // As close as the whole graph allows, but never unreadably far or closer than 1:1.
+    const w = Math.max(1, this.layout.width);
+    const h = Math.max(1, this.layout.height);
+    const fitK = Math.min((0.94 * width) / w, (0.94 * height) / h);
+    const k = Math.min(1, Math.max(READABLE_SCALE, fitK, this.transform().k));
+    const cx = rect.x + rect.width / 2;
+    const cy = rect.y + rect.height / 2;
+    this.setTransform(zoomIdentity.translate(width / 2 - k * cx, height / 2 - k * cy).scale(k));
+  }
+
+  // ---- panels, events, theme -----------------------------------------------------------
+
+  private showDetails(id: string): void {
+    const index = this.index;
+    if (index === null) return;
+    const node = index.nodes.get(id);
+    const panel = this.chrome.detailsContent;
+    if (node !== undefined) showNode(panel, index, node);
+    else {
+      const module = index.modules.get(id);
+      if (module === undefined) return;
+      const item = this.visible?.items.get(id);
+      const members = item?.type === "box" ? item.members : [id];
+      showModule(panel, index, module, members);
+    }
+    this.chrome.details.hidden = false;
+  }
+
+  private wireEvents(): void {
+    const c = this.chrome;
+    c.toolbar.addEventListener("click", (event) => {
+      const b = (event.target as Element).closest<HTMLButtonElement>("button[data-action]");
+      if (b === null) return;
+      void this.onAction(b.dataset["action"] ?? "");
+    });
+    c.details.querySelector("button[data-action=close-details]")?.addEventListener("click", () => {
+      c.details.hidden = true;
+      this.selected = null;
+      this.drawSelectionOutline();
+    });
+    c.depth.addEventListener("change", () => void this.setDepth(Number(c.depth.value)));
+    c.svg.addEventListener("click", (event) => {
+      const target = event.target as Element;
+      const owner = target.closest("g.vista-node, g.vista-module");
+      const id = owner?.getAttribute("data-id");
+      if (owner === null || owner === undefined || id === null || id === undefined) return;
+      if (target.closest('[data-action="toggle"]') !== null) void this.toggle(id);
+      else this.pick(id);
+    });
+    c.svg.addEventListener("dblclick", (event) => {
+      const owner = (event.target as Element).closest("g.vista-module");
+      const id = owner?.getAttribute("data-id");
+      if (id !== null && id !== undefined && (event.target as Element).closest('[data-action="toggle"]') === null) {
+        void this.toggle(id);
+      }
+    });
+    let debounce: ReturnType<typeof setTimeout> | undefined;
+    c.search.addEventListener("input", () => {
+      clearTimeout(debounce);
+      debounce = setTimeout(() => this.showSearch(c.search.value), 120);
+    });
+    c.search.addEventListener("keydown", (event) => {
+      if (event.key === "Enter") {
+        clearTimeout(debounce);
+        this.showSearch(c.search.value);
+        const first = c.results.querySelector<HTMLElement>("[data-target-id]");
+        const id = first?.dataset["targetId"];
+        if (id !== undefined) this.chooseHit(id);
+      } else if (event.key === "Escape") {
+        c.search.value = "";
+        c.results.hidden = true;
+      }
+    });
+    c.results.addEventListener("click", (event) => {
+      const hit = (event.target as Element).closest<HTMLElement>("[data-target-id]");
+      const id = hit?.dataset["targetId"];
+      if (id !== undefined) this.chooseHit(id);
+    });
+  }
+
+  private pick(id: string): void {
+    this.selected = id;
+    this.drawSelectionOutline();
+    this.showDetails(id);
+  }
+
+  private chooseHit(id: string): void {
+    this.chrome.results.hidden = true;
+    void this.select(id);
+  }
+
+  private showSearch(query: string): void {
+    const results = this.chrome.results;
+    results.replaceChildren();
+    if (this.index === null || query.trim() === "") {
+      results.hidden = true;
+      return;
+    }
+    const hits = search(this.index, query, 100);
+    if (hits.length === 0) {
+      const none = document.createElement("div");
+      none.className = "vista-search-empty";
+      none.textContent = "No match";
+      results.appendChild(none);
+    }
+    for (const hit of hits) {
+      const b = document.createElement("button");
+      b.type = "button";
+      b.dataset["targetId"] = hit.id;
+      b.setAttribute("role", "option");
+      b.textContent = hit.title;
+      const detail = document.createElement("span");
+      detail.className = "vista-hit-detail";
+      detail.textContent = hit.detail;
+      b.appendChild(detail);
+      results.appendChild(b);
+    }
+    results.hidden = false;
+  }
+
+  private async onAction(action: string): Promise<void> {
+    const sel = select(this.chrome.svg);
+    switch (action) {
+      case "zoom-in":
+        sel.call(this.zoomBehavior.scaleBy, 1.25);
+        break;
+      case "zoom-out":
+        sel.call(this.zoomBehavior.scaleBy, 0.8);
+        break;
+      case "fit":
+        this.fit();
+        break;
+      case "expand-all":
+        await this.handle().expandAll();
+        break;
+      case "collapse-all":
+        await this.handle().collapseAll();
+        break;
+      case "export-svg":
+        download(new Blob([exportSvgString(this.exportSource())], { type: "image/svg+xml" }), this.fileName("svg"));
+        break;
+      case "export-png":
+        download(await exportPng(this.exportSource()), this.fileName("png"));
+        break;
+      case "export-pdf":
+        download(await exportPdf(this.exportSource()), this.fileName("pdf"));
+        break;
+      case "toggle-theme":
+        this.setTheme(this.theme === "dark" ? "light" : "dark");
+        break;
+      default:
+        break;
+    }
+  }
+
+  private fileName(ext: string): string {
+    const root = this.index?.modules.get(this.index.root);
+    const base = (root?.class_name ?? "graph").replace(/[^A-Za-z0-9_.-]+/g, "_") || "graph";
+    return `${base}.${ext}`;
+  }
+
+  private exportSource(): ExportSource {
+    return {
+      viewport: this.chrome.viewport,
+      width: this.layout?.width ?? 0,
+      height: this.layout?.height ?? 0,
+      background: this.palette().background,
+    };
+  }
+
+  private palette(): Palette {
+    return PALETTES[this.theme];
+  }
+
+  private applyTheme(): void {
+    this.theme = resolveTheme(this.themeOption, this.container.ownerDocument);
+    this.chrome.root.dataset["theme"] = this.theme;
+    fillLegend(this.chrome.legend, this.palette());
+  }
+
+  private watchTheme(): void {
+    const view = this.container.ownerDocument.defaultView;
+    const onChange = (): void => {
+      if (this.themeOption !== "auto") return;
+      const before = this.theme;
+      this.applyTheme();
+      if (before !== this.theme) this.redraw();
+    };
+    if (view !== null && typeof view.matchMedia === "function") {
+      const mq = view.matchMedia("(prefers-color-scheme: dark)");
+      mq.addEventListener("change", onChange);
+      this.cleanups.push(() => mq.removeEventListener("change", onChange));
+    }
+    const body = this.container.ownerDocument.body as HTMLElement | null;
+    if (body !== null && typeof MutationObserver !== "undefined") {
+      const observer = new MutationObserver(onChange);
+      observer.observe(body, { attributes: true, attributeFilter: ["class", "data-jp-theme-light"] });
+      this.cleanups.push(() => observer.disconnect());
+    }
+  }
+
+  private fail(error: unknown): void {
+    const message = error instanceof Error ? error.message : String(error);
+    this.chrome.root.dataset["state"] = "error-rendering";
+    const box = document.createElement("div");
+    box.className = "vista-message";
+    box.textContent = `Vista could not draw this graph: ${message}`;
+    this.chrome.canvas.appendChild(box);
+    this.rejectReady(error instanceof Error ? error : new Error(message));
+  }
+}
+
+function download(blob: Blob, name: string): void {
+  const url = URL.createObjectURL(blob);
+  const a = document.createElement("a");
+  a.href = url;
+  a.download = name;
+  a.rel = "noopener";
+  a.style.display = "none";
+  document.body.appendChild(a);
+  a.click();
+  a.remove();
+  setTimeout(() => URL.revokeObjectURL(url), 10_000);
+}
+
+export function mount(container: HTMLElement, document: unknown, options: ViewerOptions = {}): ViewerHandle {
+  if (!(container instanceof HTMLElement)) {
+    throw new TypeError(`VistaViewer.mount: "container" must be an HTMLElement, got ${String(container)}.`);
+  }
+  return new Viewer(container, document, options ?? {}).handle();
+}

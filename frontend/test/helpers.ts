@@ -1,0 +1,61 @@
+/** Test helpers: fixture loading and a small builder for synthetic graph documents. */
+import { readFileSync } from "node:fs";
+import path from "node:path";
+import { fileURLToPath } from "node:url";
+import type { GraphDocument } from "../src/model/document";
+
+const here = path.dirname(fileURLToPath(import.meta.url));
+
+/** Documents written by vista-core (copies of the shared samples). */
+export function fixture(name: "mlp" | "failing" | "bert"): GraphDocument {
+  return JSON.parse(readFileSync(path.join(here, "fixtures", `${name}.json`), "utf8")) as GraphDocument;
+}
+
+const T = (shape: number[]) => ({ shape, dtype: "float32", device: "cpu" });
+
+/**
+ * A model with `blocks` identical sibling blocks run in sequence, each holding a Linear
+ * (weight parameter + linear op) and a residual add, folded as one repeated run:
+ *
+ *   x -> [block_i: linear(weight) -> add(+input)] x blocks -> out
+ */
+export function stackedBlocks(blocks: number): GraphDocument {
+  const modules: GraphDocument["modules"] = [
+    { id: "m0", parent: null, path: "", name: "", class_name: "Stack", class_qualname: "t.Stack", call_index: 0, num_params: 16 * blocks, num_params_own: 0, signature: "root" },
+  ];
+  const nodes: GraphDocument["nodes"] = [{ id: "n0", kind: "input", name: "x", label: "x", module: "m0", outputs: [T([2, 4])] }];
+  const edges: GraphDocument["edges"] = [];
+  let prev = "n0";
+  let n = 1;
+  let m = 1;
+  const blockIds: string[] = [];
+  for (let b = 0; b < blocks; b++) {
+    const block = `m${m++}`;
+    const lin = `m${m++}`;
+    blockIds.push(block);
+    modules.push({ id: block, parent: "m0", path: `h.${b}`, name: String(b), class_name: "Block", class_qualname: "t.Block", call_index: 0, num_params: 16, num_params_own: 0, signature: "block" });
+    modules.push({ id: lin, parent: block, path: `h.${b}.fc`, name: "fc", class_name: "Linear", class_qualname: "t.Linear", call_index: 0, num_params: 16, num_params_own: 16, signature: "linear", parameters: [{ name: "weight", kind: "parameter", shape: [4, 4], dtype: "float32", numel: 16 }] });
+    const w = `n${n++}`;
+    const op = `n${n++}`;
+    const add = `n${n++}`;
+    nodes.push({ id: w, kind: "parameter", name: `h.${b}.fc.weight`, label: "weight", module: lin, outputs: [T([4, 4])] });
+    nodes.push({ id: op, kind: "op", name: "torch.nn.functional.linear", label: "linear", module: lin, outputs: [T([2, 4])] });
+    nodes.push({ id: add, kind: "op", name: "torch.Tensor.__add__", label: "add", module: block, outputs: [T([2, 4])] });
+    edges.push({ source: prev, source_output: 0, target: op, target_input: 0, tensor: T([2, 4]) });
+    edges.push({ source: w, source_output: 0, target: op, target_input: 1, tensor: T([4, 4]) });
+    edges.push({ source: op, source_output: 0, target: add, target_input: 0, tensor: T([2, 4]) });
+    edges.push({ source: prev, source_output: 0, target: add, target_input: 1, tensor: T([2, 4]) });
+    prev = add;
+  }
+  const out = `n${n++}`;
+  nodes.push({ id: out, kind: "output", name: "out", label: "out", module: "m0" });
+  edges.push({ source: prev, source_output: 0, target: out, target_input: 0, tensor: T([2, 4]) });
+  return {
+    schema_version: "1.0",
+    producer: { name: "test", version: "0", torch: "0", python: "3" },
+    modules: modules as GraphDocument["modules"],
+    nodes,
+    edges,
+    repeated_blocks: [{ parent: "m0", modules: blockIds as [string, string, ...string[]], signature: "block" }],
+  };
+}

@@ -1,0 +1,156 @@
+import { describe, expect, it } from "vitest";
+import { DocumentError, readDocument } from "../src/model/document";
+import { formatCount, formatShape, formatShapes } from "../src/model/format";
+import { search } from "../src/model/search";
+import { collapseAll, expandAll, reveal, stateAtDepth, toggle } from "../src/model/state";
+import { computeVisibleGraph } from "../src/model/visible";
+import { fixture, stackedBlocks } from "./helpers";
+
+const ALL = { showParameters: true, showConstants: true };
+
+describe("readDocument", () => {
+  it("indexes the module tree of a vista-core document", () => {
+    const index = readDocument(fixture("mlp"));
+    expect(index.root).toBe("m0");
+    expect(index.moduleChildren.get("m0")).toEqual(["m1", "m2", "m3"]);
+    expect(index.moduleDepth.get("m3")).toBe(1);
+    expect(index.moduleNodes.get("m1")).toEqual(["n1", "n2", "n3"]);
+  });
+
+  it("rejects another schema major version, naming both versions", () => {
+    const doc = { ...fixture("mlp"), schema_version: "2.0" };
+    expect(() => readDocument(doc)).toThrow(DocumentError);
+    expect(() => readDocument(doc)).toThrow(/"2\.0".*1\.x/);
+  });
+
+  it("rejects non-objects and dangling references with a message naming them", () => {
+    expect(() => readDocument("x")).toThrow(/expected a JSON object, got string/);
+    const doc = fixture("mlp");
+    doc.edges.push({ ...doc.edges[0]!, target: "n999" });
+    expect(() => readDocument(doc)).toThrow(/unknown node "n999"/);
+  });
+
+  it("marks the failed node from the node error and the document error", () => {
+    const index = readDocument(fixture("failing"));
+    expect([...index.failedNodes]).toEqual(["n8"]);
+  });
+
+  it("keeps repeated runs as fold groups keyed by their first module", () => {
+    const index = readDocument(stackedBlocks(5));
+    expect([...index.folds.keys()]).toEqual(["m1"]);
+    expect(index.folds.get("m1")?.modules).toEqual(["m1", "m3", "m5", "m7", "m9"]);
+    expect(index.foldOf.get("m9")).toBe("m1");
+  });
+});
+
+describe("visible graph", () => {
+  it("at depth 1 shows the root's children as boxes and attaches edges to them", () => {
+    const index = readDocument(fixture("mlp"));
+    const v = computeVisibleGraph(index, stateAtDepth(index, 1, ALL));
+    expect(v.root).toBe("m0");
+    const kinds = [...v.items.values()].map((i) => (i.type === "node" ? i.node.kind : `box:${i.id}`));
+    expect(kinds.sort()).toEqual(["box:m1", "box:m2", "box:m3", "input", "output"].sort());
+    expect(v.edges.map((e) => e.id)).toEqual(["n0>m1", "m1>m2", "m2>m3", "m3>n8"]);
+    expect(v.nodeOwner.get("n1")).toBe("m1");
+  });
+
+  it("at depth 0 shows the model as a single box", () => {
+    const index = readDocument(fixture("mlp"));
+    const v = computeVisibleGraph(index, stateAtDepth(index, 0, ALL));
+    expect(v.root).toBeNull();
+    expect([...v.items.keys()]).toEqual(["m0"]);
+    expect(v.edges).toEqual([]);
+  });
+
+  it("opening a module shows its nodes inside it and reroutes edges to them", () => {
+    const index = readDocument(fixture("mlp"));
+    const v = computeVisibleGraph(index, toggle(index, stateAtDepth(index, 1, ALL), "m1"));
+    expect(v.containers.get("m1")?.members).toEqual(["n1", "n2", "n3"]);
+    expect(v.edges.map((e) => e.id)).toContain("n0>n3");
+    expect(v.edges.map((e) => e.id)).toContain("n3>m2");
+  });
+
+  it("merges parallel edges between the same two items and keeps each distinct shape", () => {
+    const doc = fixture("failing");
+    const index = readDocument(doc);
+    const v = computeVisibleGraph(index, stateAtDepth(index, 0, ALL));
+    expect(v.edges).toEqual([]);
+    // Two edges n0 -> n8 would be one visible edge: add a second one with another shape.
+    doc.edges.push({ source: "n0", source_output: 0, target: "n8", target_input: 2, tensor: { shape: [9], dtype: "int64", device: "cpu" } });
+    doc.edges.push({ source: "n0", source_output: 0, target: "n8", target_input: 3, tensor: { shape: [3, 4], dtype: "float32", device: "cpu" } });
+    const i2 = readDocument(doc);
+    const e = computeVisibleGraph(i2, stateAtDepth(i2, 1, ALL)).edges.find((x) => x.id === "n0>n8");
+    expect(e?.edges.length).toBe(3);
+    expect(formatShapes(e?.tensors ?? [])).toBe("3×4, 9");
+  });
+
+  it("hides parameters and constants when the options say so, with their edges", () => {
+    const index = readDocument(fixture("mlp"));
+    const open = expandAll(index, stateAtDepth(index, 1, ALL));
+    const hidden = computeVisibleGraph(index, { ...open, showParameters: false });
+    const kinds = [...hidden.items.values()].map((i) => (i.type === "node" ? i.node.kind : "box"));
+    expect(kinds).not.toContain("parameter");
+    expect(hidden.edges.some((e) => e.source === "n1")).toBe(false);
+    const shown = computeVisibleGraph(index, open);
+    expect(shown.edges.some((e) => e.source === "n1")).toBe(true);
+  });
+
+  it("folds a repeated run into one ×N box and unfolds it on toggle", () => {
+    const index = readDocument(stackedBlocks(24));
+    const folded = stateAtDepth(index, 1, ALL);
+    const v = computeVisibleGraph(index, folded);
+    const box = v.items.get("m1");
+    expect(box?.type === "box" && box.repeat).toBe(24);
+    expect([...v.items.values()].filter((i) => i.type === "box")).toHaveLength(1);
+    expect(v.edges.map((e) => e.id)).toEqual(["n0>m1", "m1>n73"]);
+    const unfolded = computeVisibleGraph(index, toggle(index, folded, "m1"));
+    expect([...unfolded.items.values()].filter((i) => i.type === "box")).toHaveLength(24);
+    expect(unfolded.edges.map((e) => e.id)).toContain("m1>m3");
+  });
+
+  it("depth unfolds a run once its calls are open; collapseAll folds it again", () => {
+    const index = readDocument(stackedBlocks(3));
+    const deep = stateAtDepth(index, 2, ALL);
+    expect(deep.unfolded.has("m1")).toBe(true);
+    expect(computeVisibleGraph(index, deep).containers.has("m5")).toBe(true);
+    const back = collapseAll(index, expandAll(index, deep));
+    expect(computeVisibleGraph(index, back).items.get("m1")).toMatchObject({ type: "box", repeat: 3 });
+  });
+
+  it("reveal opens every ancestor and unfolds the run around a node", () => {
+    const index = readDocument(stackedBlocks(4));
+    const s = reveal(index, stateAtDepth(index, 1, ALL), "n8"); // linear op of block 2 (h.2.fc)
+    const v = computeVisibleGraph(index, s);
+    expect(v.nodeOwner.get("n8")).toBe("n8");
+    expect(v.containers.has("m6")).toBe(true);
+    expect(v.items.get("m1")).toMatchObject({ type: "box", repeat: 1 });
+  });
+
+  it("keeps every document node in exactly one place in the fully open BERT graph", () => {
+    const index = readDocument(fixture("bert"));
+    const v = computeVisibleGraph(index, expandAll(index, stateAtDepth(index, 1, ALL)));
+    expect([...v.items.values()].filter((i) => i.type === "node")).toHaveLength(index.doc.nodes.length);
+    expect(v.edges.reduce((n, e) => n + e.edges.length, 0)).toBe(index.doc.edges.length);
+  });
+});
+
+describe("search", () => {
+  it("finds ops by name, modules by path and by class, exact matches first", () => {
+    const index = readDocument(fixture("mlp"));
+    expect(search(index, "relu").map((h) => h.id)).toEqual(["m2", "n4"]);
+    expect(search(index, "fc2").map((h) => h.id)[0]).toBe("m3");
+    expect(search(index, "LINEAR").map((h) => h.id)).toEqual(["m1", "m3", "n3", "n7"]);
+    expect(search(index, "  ")).toEqual([]);
+    expect(search(index, "no-such-thing")).toEqual([]);
+  });
+});
+
+describe("format", () => {
+  it("writes shapes and counts compactly", () => {
+    expect(formatShape([1, 16, 64])).toBe("1×16×64");
+    expect(formatShape([])).toBe("scalar");
+    expect(formatCount(999)).toBe("999");
+    expect(formatCount(1329280)).toBe("1.33M");
+    expect(formatCount(49984)).toBe("50.0K");
+  });
+});
