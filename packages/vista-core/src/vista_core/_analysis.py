@@ -9,7 +9,7 @@ feeding the next) to fold "×24" runs of transformer layers.
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Sequence
+from collections.abc import Hashable, Sequence
 from dataclasses import dataclass
 
 __all__ = ["CallShape", "NodeShape", "repeated_blocks", "signatures"]
@@ -29,7 +29,7 @@ class NodeShape:
     (names of parameters and inputs left out, so layer 3 matches layer 4)."""
 
     call: int
-    key: str
+    key: Hashable
 
 
 def _ancestors(calls: Sequence[CallShape]) -> list[list[int]]:
@@ -52,7 +52,7 @@ def signatures(calls: Sequence[CallShape], nodes: Sequence[NodeShape],
     # Position of each node inside each enclosing call's subtree.
     local: list[dict[int, int]] = [{n: i for i, n in enumerate(m)} for m in members]
     # Node keys as small numbers, so each call's description stays short.
-    key_ids: dict[str, int] = {}
+    key_ids: dict[Hashable, int] = {}
     keys = [key_ids.setdefault(node.key, len(key_ids)) for node in nodes]
     wiring: list[list[tuple[object, ...]]] = [[] for _ in calls]
     for source, sport, target, tport in edges:

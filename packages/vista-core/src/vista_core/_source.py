@@ -64,13 +64,20 @@ class SourceFinder:
         return found
 
 
-def location(where: tuple[str, int, str] | None) -> SourceLocation | None:
-    """The document record for a frame found by :class:`SourceFinder`."""
+def location(where: tuple[str, int, str] | None,
+             cache: dict[tuple[str, int, str], SourceLocation] | None = None) -> SourceLocation | None:
+    """The document record for a frame found by :class:`SourceFinder`; ``cache`` shares the
+    records of one document between the many calls made from the same line."""
     if where is None:
         return None
+    if cache is not None and where in cache:
+        return cache[where]
     filename, line, function = where
     code = short_text(linecache.getline(filename, line).strip(), 200)
-    return SourceLocation(file=filename, line=line, function=function, code=code)
+    found = SourceLocation(file=filename, line=line, function=function, code=code)
+    if cache is not None:
+        cache[where] = found
+    return found
 
 
 def format_traceback(exc: BaseException) -> str:

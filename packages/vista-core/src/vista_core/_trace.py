@@ -22,6 +22,7 @@ from ._graph import (
     ParameterInfo,
     Producer,
     RepeatedBlock,
+    SourceLocation,
     TensorMeta,
     TraceError,
 )
@@ -193,26 +194,28 @@ def _root_name(model: Any) -> str:
 
 # -- records to document -----------------------------------------------------------------
 
-def _tensors(metas: list[Meta]) -> tuple[TensorMeta, ...]:
-    """Document records of recorded metas, made once per distinct meta."""
-    return tuple(_tensor(m) for m in metas)
+class _Tensors:
+    """Turns recorded metas into document records, once per recorded meta object: a
+    producer's meta tuple is shared by its edges, so most lookups are by identity."""
 
+    def __init__(self) -> None:
+        self._by_id: dict[int, TensorMeta] = {}
+        self._by_value: dict[tuple[Any, ...], TensorMeta] = {}
 
-_TENSORS: dict[tuple[Any, ...], TensorMeta] = {}
+    def one(self, meta: Meta) -> TensorMeta:
+        found = self._by_id.get(id(meta))
+        if found is None:
+            key = (tuple(meta[0]), meta[1], meta[2], meta[3])
+            found = self._by_value.get(key)
+            if found is None:
+                dtype, device = meta_text(meta[1], meta[2])
+                found = self._by_value[key] = TensorMeta(shape=tuple(int(d) for d in meta[0]), dtype=dtype,
+                                                         device=device, requires_grad=bool(meta[3]))
+            self._by_id[id(meta)] = found
+        return found
 
-
-def _tensor(meta: Meta) -> TensorMeta:
-    try:
-        found = _TENSORS.get(meta)
-    except TypeError:  # an unhashable shape from an exotic tensor
-        found = None
-    if found is None:
-        dtype, device = meta_text(meta[1], meta[2])
-        found = TensorMeta(shape=tuple(int(d) for d in meta[0]), dtype=dtype, device=device,
-                           requires_grad=bool(meta[3]))
-        if len(_TENSORS) < 100_000:
-            _TENSORS[meta] = found
-    return found
+    def many(self, metas: list[Meta]) -> tuple[TensorMeta, ...]:
+        return tuple(self.one(m) for m in metas)
 
 
 def _parameter_ids(module: torch.nn.Module, memo: dict[int, dict[int, int]]) -> dict[int, int]:
@@ -271,10 +274,12 @@ def _build(rec: Recorder, output: Any, error: BaseException | None) -> Graph:
         if found is not None and found[0] is error:
             failed_node = found[1]
         else:
-            left = rec.first_failed_call.get(id(error))
-            call = left[1] if left is not None and left[0] is error else rec.stack[-1]
+            call = _raising_call(rec, error)
+            call.failed = True
             failed_node = rec.add_error_node(error, call).index
 
+    places: dict[tuple[str, int, str], SourceLocation] = {}
+    tensors = _Tensors()  # the records hold every meta alive, so ids stay unique meanwhile
     node_shapes = [NodeShape(n.call.index, _node_key(n)) for n in rec.nodes]
     infos: dict[int, tuple[Any, ...]] = {}
     memo: dict[int, dict[int, int]] = {}
@@ -302,7 +307,7 @@ def _build(rec: Recorder, output: Any, error: BaseException | None) -> Graph:
             failed=c.failed,
             # The root's call site (the line calling trace()) would make documents differ
             # with where trace() was called from; it carries no information about the model.
-            source=None if c.parent is None else location(c.where),
+            source=None if c.parent is None else location(c.where, places),
         )
         for c, info in zip(rec.calls, call_infos)
     )
@@ -313,16 +318,16 @@ def _build(rec: Recorder, output: Any, error: BaseException | None) -> Graph:
             name=n.name,
             label=n.label,
             module=f"m{n.call.index}",
-            outputs=_tensors(n.outputs),
+            outputs=tensors.many(n.outputs),
             arguments=tuple(Argument(name=k, value=v) for k, v in n.arguments),
-            source=location(n.where),
+            source=location(n.where, places),
             value=n.value,
             error=None if n.error is None else NodeError(type=n.error[0], message=n.error[1]),
         )
         for n in rec.nodes
     )
     edges = tuple(
-        Edge(source=f"n{s}", source_output=sp, target=f"n{t}", target_input=tp, tensor=_tensor(m))
+        Edge(source=f"n{s}", source_output=sp, target=f"n{t}", target_input=tp, tensor=tensors.one(m))
         for s, sp, t, tp, m in rec.edges
     )
     trace_error = None
@@ -351,11 +356,32 @@ def _build(rec: Recorder, output: Any, error: BaseException | None) -> Graph:
     )
 
 
-def _node_key(node: Any) -> str:
-    shapes = ";".join(f"{m[0]}{m[1]}" for m in node.outputs)
+def _raising_call(rec: Recorder, error: BaseException) -> CallRec:
+    """The module call an exception raised outside any op came out of: the innermost module
+    call frame in its traceback (this also finds a module's own forward hook that raised after
+    the call's forward returned), else the innermost call that was left by it."""
+    module = None
+    tb = error.__traceback__
+    while tb is not None:
+        if tb.tb_frame.f_code is _CALL_IMPL_CODE:
+            module = tb.tb_frame.f_locals.get("self", module)
+        tb = tb.tb_next
+    if module is not None:
+        for call in reversed(rec.calls):
+            if call.module is module:
+                return call
+    left = rec.first_failed_call.get(id(error))
+    return left[1] if left is not None and left[0] is error else rec.stack[-1]
+
+
+_CALL_IMPL_CODE = torch.nn.Module._call_impl.__code__
+
+
+def _node_key(node: Any) -> tuple[Any, ...]:
+    """What makes two nodes alike for signatures (names of parameters and inputs left out)."""
+    shapes = tuple((m[0], m[1]) for m in node.outputs)
     if node.kind == "op":
-        args = ",".join(f"{k}={v}" for k, v in node.arguments)
-        return f"op:{node.name}({args}):{shapes}"
+        return ("op", node.name, tuple(node.arguments), shapes)
     if node.kind in ("parameter", "buffer"):
-        return f"{node.kind}:{node.label}:{shapes}"
-    return f"{node.kind}:{shapes}"
+        return (node.kind, node.label, shapes)
+    return (node.kind, shapes)
