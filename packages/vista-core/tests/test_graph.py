@@ -93,7 +93,7 @@ def test_schema_lookup_errors() -> None:
         vista_core.schema(3)
     with pytest.raises(TypeError, match=r"Invalid 'major' argument: '1'"):
         vista_core.schema("1")  # type: ignore[arg-type]
-    with pytest.raises(TypeError, match="Invalid 'document' argument of type int"):
+    with pytest.raises(TypeError, match=r"Invalid 'document' argument: 5 \(type int\)"):
         vista_core.validate_document(5)  # type: ignore[arg-type]
 
 

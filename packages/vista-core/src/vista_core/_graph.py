@@ -223,7 +223,9 @@ class Graph:
     def to_json(self, *, indent: int | None = None) -> str:
         """The document as JSON text. The same graph always gives the same bytes."""
         separators = (",", ":") if indent is None else (",", ": ")
-        return json.dumps(self.to_dict(), indent=indent, separators=separators, ensure_ascii=False)
+        # ASCII with \u escapes: strings from the model may hold lone surrogates (file names
+        # decoded with surrogateescape), which have no UTF-8 encoding but do have an escape.
+        return json.dumps(self.to_dict(), indent=indent, separators=separators, ensure_ascii=True)
 
     @classmethod
     def from_dict(cls, data: Mapping[str, Any]) -> Graph:
@@ -242,18 +244,14 @@ class Graph:
         return graph
 
     @classmethod
-    def from_json(cls, text: str | bytes) -> Graph:
-        """Parse and read a JSON document; see :meth:`from_dict`."""
+    def from_json(cls, text: str | bytes | bytearray) -> Graph:
+        """Parse and read a JSON document (text, or UTF-8 bytes); see :meth:`from_dict`."""
         if not isinstance(text, (str, bytes, bytearray)):
             raise SchemaError(
                 f"Graph.from_json() takes JSON text (str or bytes), got "
                 f"{type(text).__name__}: {_short(text)}. For a dict, use Graph.from_dict()."
             )
-        try:
-            data = json.loads(text)
-        except json.JSONDecodeError as exc:
-            raise SchemaError(f"Graph document is not valid JSON: {exc}") from None
-        return cls.from_dict(data)
+        return cls.from_dict(parse_json(text))
 
     def _check_references(self) -> None:
         modules = {m.id for m in self.modules}
@@ -282,6 +280,8 @@ class Graph:
                     f"{e.source!r} with {len(nodes[e.source].outputs)} outputs"
                 )
         for i, b in enumerate(self.repeated_blocks):
+            if len(b.modules) < 2:
+                raise SchemaError(f"$.repeated_blocks[{i}].modules must list at least 2 module calls")
             for ref in (b.parent, *b.modules):
                 if ref not in modules:
                     raise SchemaError(f"$.repeated_blocks[{i}] refers to unknown module {ref!r}")
@@ -289,15 +289,26 @@ class Graph:
             raise SchemaError(f"$.error.node refers to unknown node {self.error.node!r}")
 
 
+def parse_json(text: str | bytes | bytearray) -> Any:
+    """``json.loads`` raising :class:`SchemaError` for anything that is not JSON text."""
+    try:
+        return json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise SchemaError(f"Graph document is not valid JSON: {exc}") from None
+    except UnicodeDecodeError as exc:
+        raise SchemaError(f"Graph document is not valid JSON: its bytes are not UTF-8 text ({exc})") from None
+
+
 def check_schema_version(version: object) -> None:
     """Raise unless ``version`` is a schema version this reader understands."""
-    if not isinstance(version, str) or version.count(".") != 1:
+    parts = version.split(".") if isinstance(version, str) else []
+    if len(parts) != 2 or not all(p.isdigit() and p.isascii() for p in parts):
         raise SchemaError(
             f"Graph document has no valid 'schema_version' (expected a 'major.minor' string "
             f"like {SCHEMA_VERSION!r}, got {_short(version)})"
         )
-    if version.split(".")[0] != SCHEMA_VERSION.split(".")[0]:
-        raise SchemaVersionError(version, SCHEMA_VERSION)
+    if parts[0] != SCHEMA_VERSION.split(".")[0]:
+        raise SchemaVersionError(str(version), SCHEMA_VERSION)
 
 
 # -- generic (de)serialisation of the frozen dataclasses above ----------------------------
@@ -342,6 +353,8 @@ def _from_data(tp: Any, data: object, path: str) -> object:
         kwargs = {}
         for name, f in known.items():
             if name in data:
+                if data[name] is None and f.default is None:
+                    raise SchemaError(f"{path}.{name} must be left out rather than null")
                 kwargs[name] = _from_data(_hints(tp)[name], data[name], f"{path}.{name}")
             elif f.default is dataclasses.MISSING:
                 raise SchemaError(f"{path} is missing the required field {name!r}")
@@ -365,9 +378,9 @@ def _from_data(tp: Any, data: object, path: str) -> object:
         if not isinstance(data, bool):
             raise SchemaError(f"{path} must be a boolean, got {_short(data)}")
         return data
-    if tp is int:
-        if not isinstance(data, int) or isinstance(data, bool):
-            raise SchemaError(f"{path} must be an integer, got {_short(data)}")
+    if tp is int:  # every integer of the schema (sizes, counts, lines, ports) is >= 0
+        if not isinstance(data, int) or isinstance(data, bool) or data < 0:
+            raise SchemaError(f"{path} must be a non-negative integer, got {_short(data)}")
         return data
     if tp is str:
         if not isinstance(data, str):

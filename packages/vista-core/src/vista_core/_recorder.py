@@ -100,6 +100,9 @@ def op_names(func: Any) -> tuple[str, str]:
     return result
 
 
+_CALL_IMPL_CODE = torch.nn.Module._call_impl.__code__
+
+
 def _version(t: torch.Tensor) -> int:
     try:
         return int(t._version)
@@ -184,6 +187,7 @@ class Recorder(TorchFunctionMode):
         self.failed_ops: dict[int, tuple[BaseException, int]] = {}
         self.first_failed_call: dict[int, tuple[BaseException, CallRec]] = {}
         self._handles: list[RemovableHandle] = []
+        self._entered = False
         self.root = CallRec(0, root, None, "", 0, self.finder.here())
         self.root_name = root_name
         self.calls.append(self.root)
@@ -198,11 +202,14 @@ class Recorder(TorchFunctionMode):
         self._handles.append(register_module_forward_pre_hook(self._pre_hook))
         self._handles.append(register_module_forward_hook(self._post_hook, always_call=True))
         self.__enter__()  # type: ignore[no-untyped-call]  # torch leaves TorchFunctionMode untyped
+        self._entered = True
 
     def stop(self) -> None:
         """Pop the mode and remove the hooks; safe to call after a partial start."""
         try:
-            self.__exit__(None, None, None)  # type: ignore[no-untyped-call]  # as above
+            if self._entered:
+                self._entered = False
+                self.__exit__(None, None, None)  # type: ignore[no-untyped-call]  # as above
         finally:
             for handle in self._handles:
                 handle.remove()
@@ -229,7 +236,9 @@ class Recorder(TorchFunctionMode):
     def _post_hook(self, module: torch.nn.Module, args: object, output: object) -> None:
         if threading.get_ident() != self.thread:
             return
-        exc = sys.exc_info()[1] if output is None else None
+        # torch calls always_call hooks from _call_impl's own `except` block when forward
+        # raised, and from its inner() otherwise: that is how a failed call is told apart.
+        exc = sys.exc_info()[1] if sys._getframe(1).f_code is _CALL_IMPL_CODE else None
         stack = self.stack
         # Pop this module's call; calls above it were left by an exception caught inside it.
         for depth in range(len(stack) - 1, 0, -1):

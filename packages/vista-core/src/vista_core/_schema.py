@@ -7,7 +7,8 @@ from importlib import resources
 from typing import Any
 
 from ._exceptions import SchemaError
-from ._graph import Graph, check_schema_version
+from ._graph import Graph, check_schema_version, parse_json
+from ._values import safe_repr
 
 __all__ = ["schema", "validate_document"]
 
@@ -23,7 +24,7 @@ def schema(major: int = 1) -> dict[str, Any]:
     return loaded
 
 
-def validate_document(document: Graph | dict[str, Any] | str) -> None:
+def validate_document(document: Graph | dict[str, Any] | str | bytes | bytearray) -> None:
     """Validate a document (a :class:`Graph`, its dict, or its JSON text) against the shipped
     JSON Schema of its major version. Raises :class:`SchemaError` listing the first problem.
 
@@ -37,17 +38,14 @@ def validate_document(document: Graph | dict[str, Any] | str) -> None:
         ) from None
     if isinstance(document, Graph):
         data: Any = document.to_dict()
-    elif isinstance(document, (str, bytes)):
-        try:
-            data = json.loads(document)
-        except json.JSONDecodeError as exc:
-            raise SchemaError(f"Graph document is not valid JSON: {exc}") from None
+    elif isinstance(document, (str, bytes, bytearray)):
+        data = parse_json(document)
     elif isinstance(document, dict):
         data = document
     else:
         raise TypeError(
-            f"Invalid 'document' argument of type {type(document).__name__}; pass a vista_core.Graph, "
-            "its to_dict() result, or its JSON text."
+            f"Invalid 'document' argument: {safe_repr(document)} (type {type(document).__name__}); pass a "
+            "vista_core.Graph, its to_dict() result, or its JSON text."
         )
     if not isinstance(data, dict):
         raise SchemaError(f"A graph document must be a JSON object, got {type(data).__name__}")

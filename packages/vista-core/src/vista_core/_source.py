@@ -80,9 +80,20 @@ def location(where: tuple[str, int, str] | None,
     return found
 
 
+#: Longest line kept in a formatted traceback (the exception message is one line).
+MAX_TRACEBACK_LINE = 4000
+#: Longest formatted traceback kept; the innermost part is kept when it is cut.
+MAX_TRACEBACK = 50_000
+
+
 def format_traceback(exc: BaseException) -> str:
-    """The exception formatted as Python prints it, without Vista's own frames."""
+    """The exception formatted as Python prints it, without Vista's own frames, with each
+    line cut to :data:`MAX_TRACEBACK_LINE` and the whole to :data:`MAX_TRACEBACK` characters."""
     te = traceback.TracebackException.from_exception(exc, limit=None)
     frames = [f for f in te.stack if not os.path.abspath(f.filename).startswith(_OUR_DIR)]
     te.stack = traceback.StackSummary.from_list(frames)
-    return "".join(te.format())
+    text = "".join(short_text(line.rstrip("\n"), MAX_TRACEBACK_LINE) + ("\n" if line.endswith("\n") else "")
+                   for chunk in te.format() for line in chunk.splitlines(keepends=True))
+    if len(text) > MAX_TRACEBACK:
+        text = "…\n" + text[-(MAX_TRACEBACK - 2):]
+    return text

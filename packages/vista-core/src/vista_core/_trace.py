@@ -26,9 +26,9 @@ from ._graph import (
     TensorMeta,
     TraceError,
 )
-from ._recorder import CallRec, Meta, Recorder, meta_text
+from ._recorder import _CALL_IMPL_CODE, CallRec, Meta, Recorder, meta_text
 from ._source import format_traceback, location
-from ._values import named_leaves, short_text
+from ._values import named_leaves, safe_repr, short_text
 from ._version import SCHEMA_VERSION, __version__
 
 __all__ = ["Capture", "capture", "trace"]
@@ -89,11 +89,12 @@ def capture(model: Any, inputs: Any = (), *, kwargs: Mapping[str, Any] | None = 
 
     output: Any = None
     error: BaseException | None = None
-    recorder.start()
     try:
-        output = model(*args, **kw)
-    except BaseException as exc:  # noqa: BLE001  # returned to the caller, who re-raises it
-        error = exc
+        recorder.start()  # an interrupt here propagates, after stop() cleans up
+        try:
+            output = model(*args, **kw)
+        except BaseException as exc:  # noqa: BLE001  # returned to the caller, who re-raises it
+            error = exc
     finally:
         recorder.stop()
     return Capture(_build(recorder, output, error), output, error)
@@ -108,9 +109,14 @@ def _check_model(model: Any) -> None:
             "TorchScript interpreter, where Python-level operations cannot be observed. Pass the "
             "original nn.Module (before torch.jit.script / torch.jit.trace) instead."
         )
+    if isinstance(model, type):
+        raise TraceInputError(
+            f"Invalid 'model' argument: the class {model.__qualname__!r}, not an instance of it. "
+            f"Create the model first, e.g. model = {model.__name__}(...), and pass model."
+        )
     if not isinstance(model, torch.nn.Module) and not callable(model):
         raise TraceInputError(
-            f"Invalid 'model' argument: {short_text(repr(model), 80)} (type "
+            f"Invalid 'model' argument: {safe_repr(model)} (type "
             f"{type(model).__name__}). Pass a torch.nn.Module, or a function that takes the "
             "inputs and returns tensors."
         )
@@ -126,26 +132,26 @@ def _split_inputs(inputs: Any, kwargs: Mapping[str, Any] | None) -> tuple[tuple[
         args, kw = (), dict(inputs)
     else:
         raise TraceInputError(
-            f"Invalid 'inputs' argument: {short_text(repr(inputs), 80)} (type "
+            f"Invalid 'inputs' argument: {safe_repr(inputs)} (type "
             f"{type(inputs).__name__}). Pass a tensor, a tuple of positional arguments, or a "
             "dict of keyword arguments; wrap any other single argument in a tuple: (value,)."
         )
     if kwargs is not None:
         if not isinstance(kwargs, Mapping):
             raise TraceInputError(
-                f"Invalid 'kwargs' argument: {short_text(repr(kwargs), 80)} (type "
+                f"Invalid 'kwargs' argument: {safe_repr(kwargs)} (type "
                 f"{type(kwargs).__name__}). Pass a dict of keyword arguments, e.g. "
                 "kwargs={'input_ids': ids}."
             )
         for key in kwargs:
             if not isinstance(key, str):
-                raise TraceInputError(f"Invalid key in 'kwargs': {key!r}; keyword names must be strings.")
+                raise TraceInputError(f"Invalid key in 'kwargs': {safe_repr(key)}; keyword names must be strings.")
             if key in kw:
                 raise TraceInputError(f"Keyword argument {key!r} is given both in 'inputs' and in 'kwargs'.")
         kw.update(kwargs)
     for key in kw:
         if not isinstance(key, str):
-            raise TraceInputError(f"Invalid key in 'inputs': {key!r}; keyword names must be strings.")
+            raise TraceInputError(f"Invalid key in 'inputs': {safe_repr(key)}; keyword names must be strings.")
     return args, kw
 
 
@@ -373,8 +379,6 @@ def _raising_call(rec: Recorder, error: BaseException) -> CallRec:
     left = rec.first_failed_call.get(id(error))
     return left[1] if left is not None and left[0] is error else rec.stack[-1]
 
-
-_CALL_IMPL_CODE = torch.nn.Module._call_impl.__code__
 
 
 def _node_key(node: Any) -> tuple[Any, ...]:

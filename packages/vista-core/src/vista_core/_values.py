@@ -15,7 +15,7 @@ from typing import Any
 
 import torch
 
-__all__ = ["MAX_ITEMS", "MAX_TEXT", "describe", "iter_tensors", "named_leaves", "short_text"]
+__all__ = ["MAX_ITEMS", "MAX_TEXT", "describe", "iter_tensors", "named_leaves", "safe_repr", "short_text"]
 
 #: Longest text kept for one value, in characters; the rest is replaced by "…".
 MAX_TEXT = 120
@@ -28,6 +28,23 @@ MAX_DEPTH = 32
 def short_text(text: str, limit: int = MAX_TEXT) -> str:
     """``text`` cut to ``limit`` characters, marking the cut with ``…``."""
     return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+def safe_repr(value: object, limit: int = 80) -> str:
+    """``repr(value)`` cut to ``limit`` characters, or ``<TypeName object>`` if it raises."""
+    try:
+        text = repr(value)
+    except Exception:  # a user object's broken __repr__  # noqa: BLE001
+        text = f"<{type(value).__qualname__} object>"
+    return short_text(text, limit)
+
+
+def _key_text(key: object) -> str:
+    """A mapping key in an input or output name: literals as Python writes them, anything
+    else by its type (its repr may raise, be huge, or hold a memory address)."""
+    if key is None or isinstance(key, (str, int, float, bool)):
+        return repr(key) if not isinstance(key, str) else repr(short_text(key, 60))
+    return f"<{type(key).__qualname__}>"
 
 
 def iter_tensors(value: object, depth: int = 0) -> Iterator[torch.Tensor]:
@@ -55,7 +72,9 @@ def named_leaves(value: object, prefix: str, depth: int = 0) -> Iterator[tuple[s
         yield prefix, value
     elif isinstance(value, Mapping):
         for key, item in value.items():
-            yield from named_leaves(item, f"{prefix}[{key!r}]" if prefix else str(key), depth + 1)
+            name = f"{prefix}[{_key_text(key)}]" if prefix else (short_text(key, 60) if isinstance(key, str)
+                                                                 else _key_text(key))
+            yield from named_leaves(item, name, depth + 1)
     elif isinstance(value, tuple) and hasattr(value, "_fields"):
         for key in value._fields:
             yield from named_leaves(getattr(value, key), f"{prefix}.{key}" if prefix else key, depth + 1)
