@@ -40,8 +40,9 @@ nox.options.sessions = [
 
 
 def install(session: nox.Session, *args: str) -> None:
-    """pip install with the repository's constraints (torch pinned)."""
-    session.install("-c", CONSTRAINTS, *args)
+    """pip install with the repository's constraints (torch pinned). numpy comes along: torch
+    works without it but warns at import, and users' environments have it."""
+    session.install("-c", CONSTRAINTS, "numpy", *args)
 
 
 def ensure_chromium(session: nox.Session) -> None:

@@ -62,20 +62,27 @@ def signatures(calls: Sequence[CallShape], nodes: Sequence[NodeShape],
                 wiring[c].append((local[c][source], sport, local[c][target], tport))
             else:
                 wiring[c].append(("in", local[c][target], tport))
+    key_texts = [repr(key) for key in key_ids]  # made once per distinct key
     result = []
     for c, call in enumerate(calls):
         calls_inside: dict[int, int] = {c: 0}
-        parts: list[object] = [call.class_qualname]
+        local_keys: dict[int, int] = {}  # numbered by first appearance inside this call
+        declared: list[object] = []
+        sequence: list[int] = []
         for n in members[c]:
             node_call = nodes[n].call
-            if node_call not in calls_inside:
-                calls_inside[node_call] = len(calls_inside)
-                parts.append(("call", calls_inside[node_call], calls[node_call].class_qualname,
-                              calls_inside.get(calls[node_call].parent or 0, -1)))
-            parts.append((calls_inside[node_call], keys[n]))
-        parts.append(tuple(wiring[c]))
-        # The key texts themselves, in the order the numbers were given within this call.
-        parts.append(sorted({keys[n]: nodes[n].key for n in members[c]}.items()))
+            inside = calls_inside.get(node_call)
+            if inside is None:
+                inside = calls_inside[node_call] = len(calls_inside)
+                declared.append((inside, calls[node_call].class_qualname,
+                                 calls_inside.get(calls[node_call].parent or 0, -1)))
+            key = keys[n]
+            local_key = local_keys.get(key)
+            if local_key is None:
+                local_key = local_keys[key] = len(local_keys)
+            sequence.append(inside)
+            sequence.append(local_key)
+        parts = (call.class_qualname, declared, sequence, wiring[c], [key_texts[k] for k in local_keys])
         digest = hashlib.sha1(repr(parts).encode("utf-8"), usedforsecurity=False).hexdigest()
         result.append(digest[:16])
     return result
