@@ -369,3 +369,27 @@ def test_tracer_frames_never_leak_into_the_source_locations() -> None:
     files = {n.source.file for n in graph.nodes if n.source is not None}
     assert files == {__file__}
     assert sys.modules["vista_core"].__file__ not in files
+
+
+def test_tensors_held_by_plain_objects_are_outputs() -> None:
+    class Layer:
+        def __init__(self, keys: torch.Tensor) -> None:
+            self.keys = keys
+            self.seen = 3
+            self._private = keys
+
+    class Cache:
+        def __init__(self) -> None:
+            self.layers: list[Layer] = []
+
+    def fn(x: torch.Tensor) -> dict[str, object]:
+        cache = Cache()
+        cache.layers.append(Layer(x * 2))
+        return {"y": x + 1, "cache": cache, "empty": Cache()}
+
+    graph = vista_core.trace(fn, torch.ones(2))
+    outputs = {n.name: n for n in graph.nodes if n.kind == "output"}
+    assert list(outputs) == ["y", "cache.layers[0].keys", "empty"]
+    (edge,) = [e for e in graph.edges if e.target == outputs["cache.layers[0].keys"].id]
+    assert graph.node(edge.source).name == "torch.Tensor.mul"
+    assert outputs["empty"].value == "<test_tensors_held_by_plain_objects_are_outputs.<locals>.Cache>"

@@ -85,8 +85,36 @@ def named_leaves(value: object, prefix: str, depth: int = 0) -> Iterator[tuple[s
         for f in dataclasses.fields(value):
             item = getattr(value, f.name)
             yield from named_leaves(item, f"{prefix}.{f.name}" if prefix else f.name, depth + 1)
+    elif _holds_tensors(value, depth):
+        # An object of its own class holding tensors in its attributes, such as a Hugging Face
+        # cache (past_key_values.layers[0].keys): its tensors are the leaves, not the object.
+        for key, item in vars(value).items():
+            if isinstance(key, str) and not key.startswith("_") and _holds_tensors(item, depth + 1):
+                yield from named_leaves(item, f"{prefix}.{key}" if prefix else key, depth + 1)
     else:
         yield prefix, value
+
+
+def _holds_tensors(value: object, depth: int) -> bool:
+    """Whether a plain object's public attributes (not those of modules, classes, functions
+    or builtins) hold tensors, looking at most :data:`MAX_DEPTH` levels and 64 items a level."""
+    if isinstance(value, torch.Tensor):
+        return True
+    if depth >= MAX_DEPTH:
+        return False
+    if isinstance(value, (list, tuple)):
+        return any(_holds_tensors(v, depth + 1) for v in value[:64])
+    if isinstance(value, dict):
+        return any(_holds_tensors(v, depth + 1) for v in list(value.values())[:64])
+    if (isinstance(value, (type, torch.nn.Module, enum.Enum)) or callable(value)
+            or type(value).__module__ == "builtins" or not hasattr(value, "__dict__")):
+        return False
+    try:
+        attributes = list(vars(value).items())[:64]
+    except TypeError:
+        return False
+    return any(isinstance(k, str) and not k.startswith("_") and _holds_tensors(v, depth + 1)
+               for k, v in attributes)
 
 
 def _describe_float(value: float) -> str:
