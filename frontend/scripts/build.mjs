@@ -5,6 +5,7 @@ import * as esbuild from "esbuild";
 import { mkdir, readFile, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
+import { runInNewContext } from "node:vm";
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 export const ROOT = path.resolve(here, "..");
@@ -34,16 +35,73 @@ const optionalJsPdfDeps = {
   },
 };
 
+// Graphviz's WASM: @viz-js/viz embeds it in dist/viz.js (the file its package exports) as a 0.9 MB string literal decoded
+// with binaryDecode('...'). Shipping that inside the worker source means the page parses it as
+// part of a string, then the worker parses it again and compiles it, all before the first view.
+// Instead the literal is taken out at build time: the viewer carries it once as base64 text
+// (decoded and compiled by src/layout/wasm.ts, off the main thread) and the worker's backend is
+// patched to take the compiled module from src/layout/wasm-provider.ts. Every patch must match
+// exactly once, so an upgrade of @viz-js/viz that changes the loader fails the build loudly.
+const VIZ = /[\\/]@viz-js[\\/]viz[\\/]dist[\\/]viz\.js$/;
+const WASM_LITERAL = /findWasmBinary\(\)\{return binaryDecode\('((?:[^'\\]|\\[\s\S])*)'\)\}/g;
+const INSTANTIATE = "var instance=await WebAssembly.instantiate(binary,imports);return instance";
+
+function replaceOnce(text, pattern, replacement, what) {
+  const matches = typeof pattern === "string" ? text.split(pattern).length - 1 : [...text.matchAll(pattern)].length;
+  if (matches !== 1) {
+    throw new Error(`@viz-js/viz backend: expected exactly one ${what}, found ${matches}; update scripts/build.mjs`);
+  }
+  return typeof pattern === "string" ? text.replace(pattern, () => replacement) : text.replace(pattern, replacement);
+}
+
+async function readBackend() {
+  return readFile(path.join(ROOT, "node_modules", "@viz-js", "viz", "dist", "viz.js"), "utf8");
+}
+
+/** The WASM bytes embedded in the backend, decoded exactly as its binaryDecode() does. */
+async function graphvizWasm() {
+  const text = await readBackend();
+  const found = [...text.matchAll(WASM_LITERAL)];
+  if (found.length !== 1) throw new Error(`@viz-js/viz backend: expected one embedded WASM literal, found ${found.length}`);
+  // The regex matched exactly one single-quoted string literal: let a JS engine read its escapes.
+  const literal = runInNewContext(`'${found[0][1]}'`);
+  const bytes = Buffer.alloc(literal.length);
+  for (let i = 0; i < literal.length; i++) {
+    const c = literal.charCodeAt(i);
+    bytes[i] = ~c >> 8 & c;
+  }
+  if (bytes.readUInt32BE(0) !== 0x0061736d) throw new Error("@viz-js/viz backend: the embedded literal is not WebAssembly");
+  return bytes;
+}
+
+const patchedBackend = {
+  name: "graphviz-backend-without-wasm",
+  setup(b) {
+    const provider = path.join(ROOT, "src", "layout", "wasm-provider.ts");
+    b.onLoad({ filter: VIZ }, async (args) => {
+      let text = await readFile(args.path, "utf8");
+      text = replaceOnce(text, WASM_LITERAL, "findWasmBinary(){return __vistaWasmSource()}", "embedded WASM literal");
+      text = replaceOnce(text, INSTANTIATE, "return await __vistaInstantiateWasm(binary,imports)", "WebAssembly.instantiate call");
+      const header = `import { wasmSource as __vistaWasmSource, instantiateWasm as __vistaInstantiateWasm } from ${JSON.stringify(provider)};\n`;
+      return { contents: header + text, loader: "js" };
+    });
+  },
+};
+
 export async function build(outFile = path.join(ROOT, "dist", "vista-viewer.js")) {
   const pkg = JSON.parse(await readFile(path.join(ROOT, "package.json"), "utf8"));
-  const worker = await esbuild.build({ ...common, entryPoints: ["src/layout/worker-entry.ts"] });
+  const worker = await esbuild.build({ ...common, entryPoints: ["src/layout/worker-entry.ts"], plugins: [patchedBackend] });
   const workerSource = worker.outputFiles[0].text;
+  const wasmBase64 = (await graphvizWasm()).toString("base64");
+  if (workerSource.length > wasmBase64.length / 2) {
+    throw new Error("the layout worker still embeds Graphviz's WASM: the @viz-js/viz patch did not apply");
+  }
   const workerModule = {
     name: "layout-worker-source",
     setup(b) {
-      b.onResolve({ filter: /^vista:layout-worker$/ }, () => ({ path: "layout-worker", namespace: "vista" }));
-      b.onLoad({ filter: /.*/, namespace: "vista" }, () => ({
-        contents: `export default ${JSON.stringify(workerSource)};`,
+      b.onResolve({ filter: /^vista:(layout-worker|graphviz-wasm)$/ }, (args) => ({ path: args.path.slice(6), namespace: "vista" }));
+      b.onLoad({ filter: /.*/, namespace: "vista" }, (args) => ({
+        contents: `export default ${JSON.stringify(args.path === "layout-worker" ? workerSource : wasmBase64)};`,
         loader: "js",
       }));
     },

@@ -10,3 +10,9 @@ declare module "*.css" {
   const css: string;
   export default css;
 }
+
+declare module "vista:graphviz-wasm" {
+  /** Graphviz's WebAssembly binary (taken from @viz-js/viz at build time), base64-encoded. */
+  const base64: string;
+  export default base64;
+}

@@ -3,9 +3,15 @@
  * embedded worker bundle; where workers or Blob URLs are unavailable (or the worker fails to
  * start) the same bundle runs on the page. One client is shared by every viewer of the page,
  * so Graphviz is compiled once and identical modules are laid out once across viewers.
+ *
+ * Graphviz's WebAssembly is compiled here (`WebAssembly.compile`, off the main thread) while the
+ * small worker script starts, and the compiled module is posted to the worker: the WASM is
+ * never parsed as script text nor compiled twice.
  */
 import workerSource from "vista:layout-worker";
+import { mark } from "../perf";
 import type { FromWorker, LayoutGraph, LayoutResult, ToWorker } from "./types";
+import { compileGraphviz, graphvizWasmBytes } from "./wasm";
 
 type Pending = { resolve: (r: LayoutResult) => void; reject: (e: Error) => void; message: ToWorker };
 
@@ -15,10 +21,19 @@ export class LayoutClient {
   private readonly pending = new Map<number, Pending>();
   private nextId = 1;
   private ready = false;
+  private wasm: WebAssembly.Module | null = null;
   mode: "worker" | "main-thread" = "worker";
 
   constructor() {
+    // The worker thread boots while the page decodes and compiles the WASM.
     if (!this.startWorker()) this.startOnPage();
+    compileGraphviz().then(
+      (module) => {
+        this.wasm = module;
+        this.sendWasm();
+      },
+      (error: unknown) => this.failAll(error),
+    );
   }
 
   layout(graph: LayoutGraph): Promise<LayoutResult> {
@@ -37,9 +52,37 @@ export class LayoutClient {
     this.pending.clear();
   }
 
+  /** Hands the compiled module to the worker (or the page service); bytes where it cannot be posted. */
+  private sendWasm(): void {
+    if (this.wasm === null) return;
+    try {
+      this.send({ type: "wasm", wasm: this.wasm });
+    } catch {
+      this.sendWasmBytes();
+    }
+  }
+
+  private sendWasmBytes(): void {
+    this.send({ type: "wasm", wasm: graphvizWasmBytes() });
+  }
+
+  private failAll(error: unknown): void {
+    const e = new Error(`Graphviz could not start: ${error instanceof Error ? error.message : String(error)}`);
+    for (const p of this.pending.values()) p.reject(e);
+    this.pending.clear();
+  }
+
   private receive(message: FromWorker): void {
+    if (message.type === "wasm-refused") {
+      this.sendWasmBytes();
+      return;
+    }
     if (message.type === "ready") {
       this.ready = true;
+      if (message.timings !== undefined) {
+        mark("layout-code-started", message.timings.started - performance.timeOrigin);
+        mark("graphviz-ready", message.timings.compiled - performance.timeOrigin);
+      }
       return;
     }
     const p = this.pending.get(message.requestId);
@@ -56,6 +99,7 @@ export class LayoutClient {
     let url: string | null = null;
     try {
       url = URL.createObjectURL(new Blob([workerSource], { type: "text/javascript" }));
+      mark("worker-create");
       const worker = new Worker(url);
       const blobUrl = url;
       worker.onmessage = (event: MessageEvent<FromWorker>) => {
@@ -69,6 +113,7 @@ export class LayoutClient {
           worker.terminate();
           this.worker = null;
           this.startOnPage();
+          this.sendWasm();
           for (const p of this.pending.values()) this.send(p.message);
         }
       };
@@ -102,6 +147,14 @@ export class LayoutClient {
 
 let shared: LayoutClient | null = null;
 let users = 0;
+
+/**
+ * Starts the page's layout client (worker and Graphviz compilation) ahead of the first mount,
+ * so that it boots while the page parses the graph document. Called when the bundle loads.
+ */
+export function prewarmLayoutClient(): void {
+  if (shared === null) shared = new LayoutClient();
+}
 
 /** The page's layout client; `release` when a viewer is destroyed. */
 export function acquireLayoutClient(): LayoutClient {

@@ -74,11 +74,22 @@ export interface LayoutResult {
   readonly stats: LayoutStats;
 }
 
-/** Page -> worker. */
-export type ToWorker = { readonly type: "layout"; readonly requestId: number; readonly graph: LayoutGraph };
+/**
+ * Page -> worker. `wasm` comes first: Graphviz's WebAssembly compiled by the page (or its bytes
+ * where a compiled module cannot be posted); layouts sent before it wait for it.
+ */
+export type ToWorker =
+  | { readonly type: "wasm"; readonly wasm: WebAssembly.Module | Uint8Array<ArrayBuffer> }
+  | { readonly type: "layout"; readonly requestId: number; readonly graph: LayoutGraph };
 
 /** Worker -> page. */
 export type FromWorker =
-  | { readonly type: "ready" }
+  | {
+      readonly type: "ready";
+      /** When the layout code started running and when Graphviz was ready (epoch ms). */
+      readonly timings?: { readonly started: number; readonly compiled: number };
+    }
+  /** The worker could not receive the compiled module (it arrived as a `messageerror`): send bytes. */
+  | { readonly type: "wasm-refused" }
   | { readonly type: "result"; readonly requestId: number; readonly result: LayoutResult }
   | { readonly type: "error"; readonly requestId: number; readonly message: string };

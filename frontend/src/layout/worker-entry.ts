@@ -16,6 +16,7 @@ declare const __vistaLayoutHost: LayoutHost | undefined;
 interface WorkerScope {
   postMessage(message: FromWorker): void;
   onmessage: ((event: { data: ToWorker }) => void) | null;
+  onmessageerror: (() => void) | null;
 }
 
 if (typeof __vistaLayoutHost !== "undefined") {
@@ -24,4 +25,5 @@ if (typeof __vistaLayoutHost !== "undefined") {
   const scope = self as unknown as WorkerScope;
   const handle = createLayoutService((message) => scope.postMessage(message));
   scope.onmessage = (event) => handle(event.data);
+  scope.onmessageerror = () => scope.postMessage({ type: "wasm-refused" });
 }

@@ -131,18 +131,53 @@ export function fillLegend(legend: HTMLElement, palette: Palette): void {
   }
 }
 
-/** The error panel of a failed forward pass: exception, and its traceback. */
+/**
+ * The error panel of a failed forward pass: the exception, and its traceback. Compact by
+ * default (the message on at most two lines, the traceback's last lines, where the user's
+ * failing line is), so the graph keeps most of a short output frame; "Traceback" expands it.
+ * Call `showTracebackEnd` once the panel is in the document.
+ */
 export function buildErrorPanel(error: TraceError, onShow: (() => void) | null): HTMLDivElement {
   const panel = h("div", "vista-error");
   panel.setAttribute("role", "alert");
+  panel.dataset["expanded"] = "false";
+  const head = h("div", "vista-error-head");
   const title = h("div", "vista-error-title", `${error.type}: ${error.message}`);
+  const actions = h("div", "vista-error-actions");
   if (onShow !== null) {
     const b = button("show-failed", "Show failed node", "Centre the view on the failed node");
     b.addEventListener("click", onShow);
-    title.appendChild(b);
+    actions.appendChild(b);
   }
-  panel.appendChild(title);
   const tb = h("pre", "vista-traceback", error.traceback);
-  panel.appendChild(tb);
+  tb.tabIndex = 0;
+  const more = button("toggle-traceback", "Full traceback", "Show the whole message and traceback");
+  more.setAttribute("aria-expanded", "false");
+  more.addEventListener("click", () => {
+    const expanded = panel.dataset["expanded"] !== "true";
+    panel.dataset["expanded"] = String(expanded);
+    more.setAttribute("aria-expanded", String(expanded));
+    more.textContent = expanded ? "Less" : "Full traceback";
+    more.title = expanded ? "Show only the message and the last lines of the traceback" : "Show the whole message and traceback";
+    showTracebackEnd(panel);
+  });
+  if (error.traceback.trim() !== "") actions.appendChild(more);
+  head.append(title, actions);
+  panel.append(head);
+  if (error.traceback.trim() !== "") panel.appendChild(tb);
   return panel;
+}
+
+/**
+ * Scrolls the error panel's traceback to its end, with the last frame (`File "…", line N`: the
+ * call that raised, usually the user's code) at the top where it fits.
+ */
+export function showTracebackEnd(panel: HTMLElement): void {
+  const tb = panel.querySelector<HTMLElement>("pre.vista-traceback");
+  if (tb === null) return;
+  const lines = (tb.textContent ?? "").replace(/\n+$/, "").split("\n");
+  let last = -1;
+  for (let i = 0; i < lines.length; i++) if (/^\s*File "/.test(lines[i] ?? "")) last = i;
+  // Lines never wrap (white-space: pre), so a line's offset is its index times the line height.
+  tb.scrollTop = last < 0 ? tb.scrollHeight : (tb.scrollHeight * last) / lines.length;
 }

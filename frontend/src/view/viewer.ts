@@ -13,12 +13,13 @@ import { computeVisibleGraph, type VisibleGraph } from "../model/visible";
 import { acquireLayoutClient, releaseLayoutClient, type LayoutClient } from "../layout/client";
 import { buildLayoutGraph } from "../layout/request";
 import type { LayoutResult, Rect } from "../layout/types";
-import { buildChrome, buildErrorPanel, fillLegend, type Chrome } from "./chrome";
+import { buildChrome, buildErrorPanel, fillLegend, showTracebackEnd, type Chrome } from "./chrome";
 import { showModule, showNode } from "./details";
 import { exportPdf, exportPng, exportSvgString, type ExportSource } from "./export";
 import { HEADER_HEIGHT, headerLook, itemLook, type Look, type TextLine } from "./looks";
 import { createMeasure, type Measure } from "./measure";
 import { GraphRenderer } from "./render";
+import { mark } from "../perf";
 import css from "./styles.css";
 import { PALETTES, resolveTheme, type Palette, type ThemeName, type ThemeOption } from "./theme";
 
@@ -55,9 +56,15 @@ interface Anchor {
 type ViewTarget = { kind: "fit" } | { kind: "overview" } | { kind: "focus"; id: string } | { kind: "center"; id: string } | { kind: "anchor"; anchor: Anchor } | { kind: "keep" };
 
 const PROGRESS_DELAY_MS = 150;
+/** Height kept free under a fitted graph for the legend (bottom-left, over the canvas). */
+const LEGEND_SPACE = 30;
 let instances = 0;
-/** Below this zoom the 12px labels are no longer legible. */
-const READABLE_SCALE = 0.45;
+/**
+ * The smallest zoom of a view the viewer chooses itself (the first view, Expand all, depth
+ * changes, search jumps): node labels are 11-12px, so they stay at least ~9px on screen. Only
+ * Fit and the zoom buttons/wheel go below it.
+ */
+const READABLE_SCALE = 0.8;
 
 export class Viewer {
   private readonly chrome: Chrome;
@@ -93,6 +100,7 @@ export class Viewer {
       this.rejectReady = reject;
     });
     this.ready.catch(() => undefined);
+    mark("mount");
     this.chrome = buildChrome(css);
     this.chrome.root.style.height = options.height ?? "100%";
     container.appendChild(this.chrome.root);
@@ -131,6 +139,7 @@ export class Viewer {
       this.fail(error);
       return;
     }
+    mark("document-read");
     const index = this.index;
     const depth = Math.max(0, Math.floor(options.depth ?? 1));
     let state = states.stateAtDepth(index, depth, {
@@ -142,7 +151,9 @@ export class Viewer {
     const failed = index.doc.error?.node ?? [...index.failedNodes][0];
     if (index.doc.error !== undefined) {
       const show = failed !== undefined && index.nodes.has(failed) ? () => void this.select(failed) : null;
-      this.chrome.root.insertBefore(buildErrorPanel(index.doc.error, show), this.chrome.root.querySelector(".vista-body"));
+      const panel = buildErrorPanel(index.doc.error, show);
+      this.chrome.root.insertBefore(panel, this.chrome.root.querySelector(".vista-body"));
+      showTracebackEnd(panel);
     }
     let target: ViewTarget = { kind: "overview" };
     if (failed !== undefined && index.nodes.has(failed)) {
@@ -161,6 +172,7 @@ export class Viewer {
     void this.relayout(target).then(
       () => {
         this.chrome.root.dataset["state"] = "ready";
+        mark("ready");
         this.resolveReady();
       },
       (error: unknown) => this.fail(error),
@@ -273,6 +285,7 @@ export class Viewer {
     const timer = setTimeout(() => {
       if (generation === this.generation) this.chrome.progress.hidden = false;
     }, PROGRESS_DELAY_MS);
+    mark("layout-requested");
     let result: LayoutResult;
     try {
       result = await client.layout(graph);
@@ -287,8 +300,10 @@ export class Viewer {
     this.headers = headers;
     this.chrome.root.dataset["layoutMs"] = result.stats.milliseconds.toFixed(1);
     this.chrome.root.dataset["graphvizRuns"] = String(result.stats.graphvizRuns);
+    mark("layout-received");
     this.redraw();
     this.applyTarget(target);
+    mark("drawn");
   }
 
   private redraw(): void {
@@ -321,7 +336,7 @@ export class Viewer {
     else if (target.kind === "overview") this.overview();
     else if (target.kind === "focus") {
       // A small graph is shown whole (the failed node stands out); a large one centred on it.
-      if (this.fitScale() >= 0.8) this.fit();
+      if (this.fitScale() >= READABLE_SCALE) this.fit();
       else this.centerOn(target.id);
     }
     else if (target.kind === "center") this.centerOn(target.id);
@@ -353,38 +368,69 @@ export class Viewer {
     return this.size;
   }
 
+  /** The area a fitted graph uses: the view minus the strip kept for the legend. */
+  private fitArea(): { width: number; height: number; free: number } {
+    const { width, height } = this.viewSize();
+    // Keep the bottom strip free for the legend, which floats over the bottom-left corner.
+    return { width, height, free: Math.max(height / 2, height - LEGEND_SPACE) };
+  }
+
+  /** The zoom at which Fit shows the whole graph. */
   private fitScale(): number {
     if (this.layout === null) return 1;
-    const { width, height } = this.viewSize();
-    return Math.min((0.94 * width) / Math.max(1, this.layout.width), (0.94 * height) / Math.max(1, this.layout.height));
+    const { width, free } = this.fitArea();
+    return Math.min(1.25, (0.94 * width) / Math.max(1, this.layout.width), (0.94 * free) / Math.max(1, this.layout.height));
   }
 
   private fit(): void {
     if (this.layout === null) return;
-    const { width, height } = this.viewSize();
+    const { width, free } = this.fitArea();
+    const k = this.fitScale();
     const w = Math.max(1, this.layout.width);
     const h = Math.max(1, this.layout.height);
-    const k = Math.min(1.25, (0.94 * width) / w, (0.94 * height) / h);
-    this.setTransform(zoomIdentity.translate((width - k * w) / 2, (height - k * h) / 2).scale(k));
+    this.setTransform(zoomIdentity.translate((width - k * w) / 2, (free - k * h) / 2).scale(k));
   }
 
   /**
-   * The whole graph when it fits at a readable scale; otherwise the top of it, as wide as
-   * the view allows at a readable scale (a fully opened 24-layer model is very tall).
+   * The whole graph when it fits at a readable scale; otherwise its top (where the inputs
+   * are) at a readable scale, centred on the inputs when the graph is also too wide. Fit shows
+   * all of it.
    */
   private overview(): void {
     if (this.layout === null) return;
-    const { width, height } = this.viewSize();
-    const w = Math.max(1, this.layout.width);
-    const h = Math.max(1, this.layout.height);
-    const fitK = Math.min(1.25, (0.94 * width) / w, (0.94 * height) / h);
-    if (fitK >= READABLE_SCALE) {
+    if (this.fitScale() >= READABLE_SCALE) {
       this.fit();
       return;
     }
-    const k = Math.max(READABLE_SCALE, Math.min(0.9, (0.94 * width) / w));
-    const x = k * w <= width ? (width - k * w) / 2 : 0.03 * width;
+    const { width, height } = this.viewSize();
+    const w = Math.max(1, this.layout.width);
+    const k = Math.max(READABLE_SCALE, Math.min(1, (0.94 * width) / w));
+    let x: number;
+    if (k * w <= width) x = (width - k * w) / 2;
+    else {
+      // Centre the inputs, without leaving empty space beside the graph.
+      const inputs = this.inputsSpan();
+      const cx = inputs === null ? w / 2 : (inputs.left + inputs.right) / 2;
+      const margin = 0.03 * width;
+      x = Math.min(margin, Math.max(width - margin - k * w, width / 2 - k * cx));
+    }
     this.setTransform(zoomIdentity.translate(x, 0.03 * height).scale(k));
+  }
+
+  /** The horizontal extent (graph coordinates) of the drawn boxes holding the graph's inputs. */
+  private inputsSpan(): { left: number; right: number } | null {
+    if (this.index === null || this.visible === null || this.layout === null) return null;
+    let left = Infinity;
+    let right = -Infinity;
+    for (const node of this.index.doc.nodes) {
+      if (node.kind !== "input") continue;
+      const owner = this.visible.nodeOwner.get(node.id);
+      const rect = owner === null || owner === undefined ? undefined : this.layout.rects[owner];
+      if (rect === undefined) continue;
+      left = Math.min(left, rect.x);
+      right = Math.max(right, rect.x + rect.width);
+    }
+    return left <= right ? { left, right } : null;
   }
 
   private centerOn(id: string): void {
