@@ -1,0 +1,102 @@
+"""Page measurements: Vista's page (through :mod:`benchmarks.page_bench`) next to torchvista's
+exported HTML page (through :mod:`benchmarks._torchvista_page`) of the same model and inputs,
+and the first draw of an already rendered Vista document (the 70 B meta model)."""
+
+from __future__ import annotations
+
+import contextlib
+import io
+import shutil
+import statistics
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import torch
+
+from ._case import Case
+from ._tools import positional_inputs
+from ._trace_cost import _error_text
+
+__all__ = ["first_draw_ms", "measure_pages", "meta_page"]
+
+
+def measure_pages(case: Case, workdir: Path, repeats: int, clicks: int,
+                  log: Callable[[str], None] = print) -> dict[str, Any]:
+    """``{"model", "vista": {...} | {"error"}, "torchvista": {...} | {"error"}}``."""
+    result: dict[str, Any] = {"model": case.name}
+    try:
+        import vista_core
+
+        from . import page_bench
+
+        with torch.no_grad():
+            document = vista_core.trace(case.model, case.args, kwargs=case.kwargs).to_dict()
+        result["vista"] = page_bench.bench_page(document, repeats=repeats, clicks=clicks)
+        paths = {m["id"]: m.get("path") or "(root)" for m in document["modules"]}
+        result["vista"]["toggled_module_path"] = paths.get(result["vista"].get("toggled_module"))
+    except Exception as exc:  # a failure is reported, the other tool still measured  # noqa: BLE001
+        result["vista"] = {"error": _error_text(exc)}
+    log(f"  vista: {_brief(result['vista'])}")
+    try:
+        import torchvista
+
+        from ._torchvista_page import bench_torchvista_page
+
+        page, full = workdir / "torchvista-page.html", workdir / "torchvista-page-open.html"
+        inputs = positional_inputs(case.model, case.args, dict(case.kwargs))
+        with contextlib.redirect_stdout(io.StringIO()), torch.no_grad():
+            torchvista.trace_model(case.model, inputs, export_format="html", export_path=str(page))
+            torchvista.trace_model(case.model, inputs, export_format="html", export_path=str(full),
+                                   collapse_modules_after_depth=1000)
+        result["torchvista"] = bench_torchvista_page(page, full, repeats=repeats)
+    except Exception as exc:  # noqa: BLE001
+        result["torchvista"] = {"error": _error_text(exc)}
+    log(f"  torchvista: {_brief(result['torchvista'])}")
+    return result
+
+
+def _brief(figures: dict[str, Any]) -> str:
+    if "error" in figures:
+        return f"FAILED {figures['error']}"
+    return (f"{figures['page_bytes'] / 1e6:.2f} MB, first draw {figures['ready_ms']} ms, "
+            f"expand all {figures['expand_all_ms']} ms, one + click {figures['toggle_open_ms']} ms")
+
+
+def first_draw_ms(page: Path, timeout_ms: float = 300_000) -> float:
+    """Navigation start → the Vista viewer's ``data-state="ready"`` for an already written page,
+    with :mod:`benchmarks.page_bench`'s probe (one load)."""
+    from playwright.sync_api import sync_playwright
+
+    from .page_bench import _READY_PROBE, CHROMIUM_FLAGS
+
+    executable = shutil.which("chromium")
+    if executable is None:
+        raise RuntimeError("Debian's chromium is needed: apt-get install -y chromium")
+    with sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=executable, headless=True, args=CHROMIUM_FLAGS)
+        try:
+            tab = browser.new_page(viewport={"width": 1400, "height": 900})
+            tab.add_init_script(_READY_PROBE)
+            tab.goto(page.as_uri())
+            tab.wait_for_function("() => globalThis.__vistaReadyAt !== undefined", timeout=timeout_ms)
+            return float(tab.evaluate("() => globalThis.__vistaReadyAt"))
+        finally:
+            browser.close()
+
+
+def meta_page(figures: dict[str, Any], repeats: int, log: Callable[[str], None] = print) -> dict[str, Any]:
+    """Add the first draw of the 70 B meta model's page to ``figures`` (median of ``repeats``
+    loads, with ``page_bench``'s probe). The rest of ``bench_page`` is not run on it: opening
+    all of its 5,000+ nodes takes longer than ``page_bench``'s two-minute limit."""
+    page = figures.get("page")
+    if not page:
+        return figures
+    try:
+        draws = [first_draw_ms(Path(page)) for _ in range(repeats)]
+        figures["first_draw_runs_ms"] = [round(d, 1) for d in draws]
+        figures["first_draw_ms"] = round(statistics.median(draws), 1)
+    except Exception as exc:  # noqa: BLE001
+        figures["first_draw_error"] = _error_text(exc)
+        log(f"  first draw not measured: {figures['first_draw_error']}")
+    return figures
