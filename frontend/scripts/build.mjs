@@ -1,6 +1,7 @@
 // Builds dist/vista-viewer.js: one IIFE with the viewer, d3, jsPDF/svg2pdf, its CSS, and the
 // layout worker bundle (with @viz-js/viz and its embedded WebAssembly) as text. Deterministic:
 // the same sources and lockfile give the same bytes (checked by scripts/check-drift.mjs).
+import { deflateRawSync } from "node:zlib";
 import * as esbuild from "esbuild";
 import { mkdir, readFile, writeFile } from "node:fs/promises";
 import path from "node:path";
@@ -92,7 +93,9 @@ export async function build(outFile = path.join(ROOT, "dist", "vista-viewer.js")
   const pkg = JSON.parse(await readFile(path.join(ROOT, "package.json"), "utf8"));
   const worker = await esbuild.build({ ...common, entryPoints: ["src/layout/worker-entry.ts"], plugins: [patchedBackend] });
   const workerSource = worker.outputFiles[0].text;
-  const wasmBase64 = (await graphvizWasm()).toString("base64");
+  // The WASM travels deflate-compressed (decompressed by the page with DecompressionStream):
+  // base64 of compressed bytes still compresses with the page's gzip, raw-WASM base64 does not.
+  const wasmBase64 = deflateRawSync(await graphvizWasm(), { level: 9 }).toString("base64");
   if (workerSource.length > wasmBase64.length / 2) {
     throw new Error("the layout worker still embeds Graphviz's WASM: the @viz-js/viz patch did not apply");
   }

@@ -63,7 +63,10 @@ export class LayoutClient {
   }
 
   private sendWasmBytes(): void {
-    this.send({ type: "wasm", wasm: graphvizWasmBytes() });
+    graphvizWasmBytes().then(
+      (bytes) => this.send({ type: "wasm", wasm: bytes }),
+      (error: unknown) => this.failAll(error),
+    );
   }
 
   private failAll(error: unknown): void {

@@ -1,0 +1,26 @@
+"""Bytes into HTML: deterministic gzip, then base64.
+
+Base64 has no ``<``, ``&`` or quote, so the payload cannot end the ``<script>`` element that
+holds it, whatever the model's strings contain; the page decompresses it with the browser's
+``DecompressionStream("gzip")``. ``mtime=0`` makes the same input give the same page.
+"""
+
+from __future__ import annotations
+
+import base64
+import gzip
+import json
+from typing import Any
+
+__all__ = ["document_payload", "gzip_base64"]
+
+
+def gzip_base64(data: bytes) -> str:
+    """``data`` gzip-compressed (level 9, no timestamp) and base64-encoded."""
+    return base64.b64encode(gzip.compress(data, compresslevel=9, mtime=0)).decode("ascii")
+
+
+def document_payload(document: dict[str, Any]) -> str:
+    """The graph document as compact UTF-8 JSON, gzip-compressed and base64-encoded."""
+    text = json.dumps(document, ensure_ascii=False, separators=(",", ":"), allow_nan=False)
+    return gzip_base64(text.encode("utf-8"))

@@ -1,0 +1,108 @@
+"""What the viewer should draw, computed in Python from the document alone.
+
+The rules come from the viewer contract: module calls at depth < d are open (the root has
+depth 0); a node is drawn when its innermost module call is open and not inside a folded
+run; a module call whose parent is open and that is itself closed is one collapsed box; a run
+of identical sibling calls (``repeated_blocks``) is one box "×N" (its id: the run's first
+call) until it is unfolded, which happens when its calls are opened or its box is clicked.
+The first view of a failed forward pass also opens the module calls around the failed node.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+
+@dataclass(frozen=True)
+class View:
+    """The drawn items: node ids, collapsed boxes (id -> repeat count), open module ids."""
+
+    nodes: frozenset[str]
+    boxes: dict[str, int] = field(hash=False)
+    open: frozenset[str]
+
+
+def module_depths(doc: dict[str, Any]) -> dict[str, int]:
+    depths: dict[str, int] = {}
+    for module in doc["modules"]:  # parents come before their children
+        parent = module["parent"]
+        depths[module["id"]] = 0 if parent is None else depths[parent] + 1
+    return depths
+
+
+def folds(doc: dict[str, Any]) -> dict[str, list[str]]:
+    """Fold key (first call of the run) -> the calls of the run; overlapping runs are skipped."""
+    out: dict[str, list[str]] = {}
+    seen: set[str] = set()
+    for block in doc.get("repeated_blocks", []):
+        members = list(block["modules"])
+        if len(members) < 2 or seen.intersection(members):
+            continue
+        out[members[0]] = members
+        seen.update(members)
+    return out
+
+
+def open_at_depth(doc: dict[str, Any], depth: int, *, reveal_failed: bool = True) -> tuple[set[str], set[str]]:
+    """(open modules, unfolded runs) at an initial depth. The view of a failed forward pass
+    starts on the failed node: its module calls are opened whatever the depth."""
+    depths = module_depths(doc)
+    opened = {m for m, d in depths.items() if d < depth}
+    failed = doc.get("error", {}).get("node")
+    if reveal_failed and failed is not None:
+        module = next(n["module"] for n in doc["nodes"] if n["id"] == failed)
+        opened.update(ancestors(doc, module))
+    fold_of = {m: key for key, members in folds(doc).items() for m in members}
+    return opened, {fold_of[m] for m in opened if m in fold_of}
+
+
+def view(doc: dict[str, Any], opened: set[str], unfolded: set[str], *, show_parameters: bool = True,
+         show_constants: bool = True) -> View:
+    fold_of = {m: key for key, members in folds(doc).items() for m in members}
+    fold_size = {key: len(members) for key, members in folds(doc).items()}
+    drawn_open: set[str] = set()
+    hidden: set[str] = set()
+    boxes: dict[str, int] = {}
+    for module in doc["modules"]:
+        mid, parent = module["id"], module["parent"]
+        if parent is not None and (parent in hidden):
+            hidden.add(mid)
+        elif mid in fold_of and fold_of[mid] not in unfolded:
+            boxes[fold_of[mid]] = fold_size[fold_of[mid]]
+            hidden.add(mid)
+        elif mid in opened:
+            drawn_open.add(mid)
+        else:
+            boxes[mid] = 1
+            hidden.add(mid)
+    nodes = set()
+    for node in doc["nodes"]:
+        if node["module"] not in drawn_open:
+            continue
+        if not show_parameters and node["kind"] in ("parameter", "buffer"):
+            continue
+        if not show_constants and node["kind"] == "constant":
+            continue
+        nodes.add(node["id"])
+    return View(frozenset(nodes), boxes, frozenset(drawn_open))
+
+
+def view_at_depth(doc: dict[str, Any], depth: int, *, reveal_failed: bool = True, **filters: bool) -> View:
+    opened, unfolded = open_at_depth(doc, depth, reveal_failed=reveal_failed)
+    return view(doc, opened, unfolded, **filters)
+
+
+def full_view(doc: dict[str, Any], **filters: bool) -> View:
+    return view(doc, {m["id"] for m in doc["modules"]}, set(folds(doc)), **filters)
+
+
+def ancestors(doc: dict[str, Any], module_id: str) -> list[str]:
+    """The module call and its ancestors, innermost first."""
+    parent = {m["id"]: m["parent"] for m in doc["modules"]}
+    chain: list[str] = []
+    current: str | None = module_id
+    while current is not None:
+        chain.append(current)
+        current = parent[current]
+    return chain

@@ -1,0 +1,186 @@
+"""The drawn graph matches the document: nodes and boxes at the initial depth, +/−, open all,
+close all, the depth control and folded repeated blocks. Expectations come from
+expectations.py, computed from the document alone.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+import browser_expectations as ex
+import pytest
+from browser_page import OpenPage
+
+pytestmark = pytest.mark.browser
+
+MODELS = ["mlp", "cnn", "bert", "gpt2", "failing"]
+Documents = Callable[[str], dict[str, Any]]
+
+
+@pytest.mark.parametrize("name", MODELS)
+@pytest.mark.parametrize("depth", [1, 2])
+def test_initial_view_matches_the_document(name: str, depth: int, documents: Documents, open_viewer: OpenPage) -> None:
+    doc = documents(name)
+    viewer = open_viewer(doc, depth=depth)
+    expected = ex.view_at_depth(doc, depth)
+    assert expected.nodes or expected.boxes
+    viewer.wait_for_view(expected.nodes, expected.boxes)
+    drawn_open = {i for i, b in viewer.boxes().items() if b["state"] == "expanded"}
+    # Every open module is drawn as an expanded box (the model itself may be drawn as the frame).
+    assert set(expected.open) - {doc["modules"][0]["id"]} <= drawn_open <= set(expected.open)
+
+
+def test_default_depth_is_one(documents: Documents, open_viewer: OpenPage) -> None:
+    doc = documents("bert")
+    viewer = open_viewer(doc)
+    expected = ex.view_at_depth(doc, 1)
+    viewer.wait_for_view(expected.nodes, expected.boxes)
+
+
+@pytest.mark.parametrize("name", MODELS)
+def test_depth_zero_is_one_box(name: str, documents: Documents, open_viewer: OpenPage) -> None:
+    doc = documents(name)
+    viewer = open_viewer(doc, depth=0)
+    expected = ex.view_at_depth(doc, 0)
+    if "error" in doc:  # the failed node is shown anyway: its module calls are open
+        assert expected.nodes
+    else:
+        assert expected == ex.View(frozenset(), {doc["modules"][0]["id"]: 1}, frozenset())
+    viewer.wait_for_view(expected.nodes, expected.boxes)
+
+
+def _openable(doc: dict[str, Any], depth: int) -> list[str]:
+    """Collapsed plain boxes at this depth that hold something, biggest first."""
+    start = ex.view_at_depth(doc, depth)
+    opened, unfolded = ex.open_at_depth(doc, depth)
+    sizes = {}
+    for box, repeat in start.boxes.items():
+        if repeat != 1:
+            continue
+        after = ex.view(doc, opened | {box}, unfolded)
+        sizes[box] = len(after.nodes) + len(after.boxes) - len(start.nodes) - len(start.boxes)
+    return sorted((b for b, s in sizes.items() if s > 0), key=lambda b: -sizes[b])
+
+
+@pytest.mark.parametrize(("name", "depth"), [("mlp", 1), ("cnn", 1), ("bert", 2), ("gpt2", 2), ("failing", 1)])
+def test_plus_opens_a_box_and_minus_restores_it(name: str, depth: int, documents: Documents,
+                                                open_viewer: OpenPage) -> None:
+    doc = documents(name)
+    viewer = open_viewer(doc, depth=depth)
+    opened, unfolded = ex.open_at_depth(doc, depth)
+    start = ex.view(doc, opened, unfolded)
+    viewer.wait_for_view(start.nodes, start.boxes)
+    box = _openable(doc, depth)[0]
+    viewer.click_action("fit")  # the whole graph in view, clear of any panel
+    toggle = viewer.sel(f'g.vista-module[data-id="{box}"] [data-action="toggle"]')
+    assert viewer.page.text_content(toggle).strip() == "+"
+
+    viewer.click_toggle(box)
+    after = ex.view(doc, opened | {box}, unfolded)
+    assert len(after.nodes) + len(after.boxes) > len(start.nodes) + len(start.boxes)
+    viewer.wait_for_view(after.nodes, after.boxes)
+    assert viewer.boxes()[box]["state"] == "expanded"
+    assert viewer.page.text_content(toggle).strip() == "−"
+
+    viewer.click_toggle(box)
+    viewer.wait_for_view(start.nodes, start.boxes)
+    assert viewer.boxes()[box]["state"] == "collapsed"
+
+
+def test_opened_box_stays_where_it_was_on_screen(documents: Documents, open_viewer: OpenPage) -> None:
+    doc = documents("bert")
+    viewer = open_viewer(doc, depth=2)
+    box = _openable(doc, 2)[0]
+    selector = viewer.sel(f'g.vista-module[data-id="{box}"]')
+    before = viewer.page.eval_on_selector(selector, "e => e.getBoundingClientRect().toJSON()")
+    viewer.click_toggle(box)
+    opened, unfolded = ex.open_at_depth(doc, 2)
+    after_view = ex.view(doc, opened | {box}, unfolded)
+    viewer.wait_for_view(after_view.nodes, after_view.boxes)
+    viewer.page.wait_for_timeout(600)  # let a zoom transition, if any, finish
+    after = viewer.page.eval_on_selector(selector, "e => e.getBoundingClientRect().toJSON()")
+    # The box grows, but its top-left corner stays put on screen (within a few pixels).
+    assert abs(after["x"] - before["x"]) < 4, (before, after)
+    assert abs(after["y"] - before["y"]) < 4, (before, after)
+
+
+@pytest.mark.parametrize("name", ["cnn", "gpt2"])
+def test_repeated_blocks_are_folded_and_unfold(name: str, documents: Documents, open_viewer: OpenPage) -> None:
+    doc = documents(name)
+    folds = ex.folds(doc)
+    assert folds, "the model has a run of identical blocks"
+    key, members = next(iter(folds.items()))
+    depth = ex.module_depths(doc)[key]  # the run's parent is open, the run itself closed
+    viewer = open_viewer(doc, depth=depth)
+    opened, unfolded = ex.open_at_depth(doc, depth)
+    start = ex.view(doc, opened, unfolded)
+    assert start.boxes[key] == len(members)
+    viewer.wait_for_view(start.nodes, start.boxes)
+    folded = viewer.sel(f'g.vista-module[data-id="{key}"]')
+    assert viewer.page.get_attribute(folded, "data-repeat") == str(len(members))
+    assert f"×{len(members)}" in viewer.page.text_content(folded)
+
+    viewer.click_toggle(key)
+    after = ex.view(doc, opened, unfolded | {key})
+    assert set(after.boxes) >= set(members)
+    viewer.wait_for_view(after.nodes, after.boxes)
+
+
+@pytest.mark.parametrize("name", ["mlp", "bert", "gpt2"])
+def test_expand_all_and_collapse_all(name: str, documents: Documents, open_viewer: OpenPage) -> None:
+    doc = documents(name)
+    viewer = open_viewer(doc, depth=1)
+    viewer.click_action("expand-all")
+    full = ex.full_view(doc)
+    assert full.boxes == {}
+    assert full.nodes == {n["id"] for n in doc["nodes"]}
+    viewer.wait_for_view(full.nodes, full.boxes)
+    viewer.click_action("collapse-all")
+    start = ex.view_at_depth(doc, 1)
+    viewer.wait_for_view(start.nodes, start.boxes)
+
+
+def test_depth_control(documents: Documents, open_viewer: OpenPage) -> None:
+    doc = documents("bert")
+    viewer = open_viewer(doc, depth=1)
+    depth_input = viewer.sel('input[data-control="depth"]')
+    assert viewer.page.input_value(depth_input) == "1"
+    for depth in (3, 2, 0, 1):
+        viewer.page.fill(depth_input, str(depth))
+        viewer.page.press(depth_input, "Enter")
+        expected = ex.view_at_depth(doc, depth)
+        viewer.wait_for_view(expected.nodes, expected.boxes)
+
+
+@pytest.mark.parametrize(("flag", "kinds"), [("show_parameters", {"parameter", "buffer"}),
+                                            ("show_constants", {"constant"})])
+def test_node_filters(flag: str, kinds: set[str], documents: Documents, open_viewer: OpenPage) -> None:
+    doc = documents("cnn")  # has parameters and buffers (BatchNorm)
+    viewer = open_viewer(doc, depth=99, **{flag: False})
+    expected = ex.full_view(doc, **{flag: False})
+    viewer.wait_for_view(expected.nodes, expected.boxes)
+    if flag == "show_parameters":
+        assert {n["kind"] for n in doc["nodes"]} >= {"parameter", "buffer"}
+    drawn_kinds = set(viewer.page.eval_on_selector_all(viewer.sel("g.vista-node"),
+                                                       "els => els.map(e => e.dataset.kind)"))
+    assert not drawn_kinds & kinds
+
+
+def test_edges_carry_shapes(documents: Documents, open_viewer: OpenPage) -> None:
+    doc = documents("mlp")
+    viewer = open_viewer(doc, depth=99)
+    full = ex.full_view(doc)
+    viewer.wait_for_view(full.nodes, full.boxes)
+    edges = viewer.page.eval_on_selector_all(
+        viewer.sel("g.vista-edge"),
+        "els => els.map(e => ({s: e.dataset.source, t: e.dataset.target, text: e.textContent}))",
+    )
+    by_pair = {(e["s"], e["t"]): e["text"] for e in edges}
+    for edge in doc["edges"]:
+        label = "×".join(str(d) for d in edge["tensor"]["shape"])
+        assert label in by_pair[(edge["source"], edge["target"])], edge
+    # Node kinds are in the DOM as the document says.
+    kinds = dict(viewer.page.eval_on_selector_all(viewer.sel("g.vista-node"),
+                                                  "els => els.map(e => [e.dataset.id, e.dataset.kind])"))
+    assert kinds == {n["id"]: n["kind"] for n in doc["nodes"]}
