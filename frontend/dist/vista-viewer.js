@@ -193,7 +193,7 @@ ${new XMLSerializer().serializeToString(a5(t))}`}async function ld(t,r=2){let e=
   font-size: 12px; color: var(--vv-muted); box-shadow: 0 2px 8px rgba(0,0,0,.12);
 }
 .vista-viewer .vista-progress[hidden] { display: none; }
-.vista-viewer .vista-message { padding: 16px; color: var(--vv-error); white-space: pre-wrap; }
+.vista-viewer .vista-message { position: absolute; top: 0; left: 0; right: 0; z-index: 3; padding: 16px; color: var(--vv-error); white-space: pre-wrap; }
 .vista-viewer .vista-legend {
   position: absolute; left: 8px; bottom: 8px; display: flex; flex-wrap: wrap; gap: 8px; font-size: 11px; color: var(--vv-muted);
   background: var(--vv-panel); border: 1px solid var(--vv-border); border-radius: 6px; padding: 3px 8px; opacity: .92; pointer-events: none;

@@ -138,8 +138,6 @@ def test_screenshots(name: str, depth: int | None, expand: bool, documents: Docu
     assert path.stat().st_size > 10_000
 
 
-@pytest.mark.xfail(strict=True, reason="frontend: the .vista-message of data-state=error-rendering is placed "
-                   "below the full-height canvas, outside the window (seen at y=599 in a 600px window)")
 def test_a_document_the_viewer_cannot_draw_says_so(documents: Documents, watch: Watch,
                                                    open_html: Callable[..., Page]) -> None:
     doc = json.loads(json.dumps(documents("mlp")))
