@@ -102,6 +102,12 @@ def repeated_blocks(calls: Sequence[CallShape], nodes: Sequence[NodeShape],
     # ancestor that hold its source and its target.
     feeds: set[tuple[int, int]] = set()
     for source, _sport, target, _tport in edges:
+        source_call, target_call = nodes[source].call, nodes[target].call
+        if source_call == target_call:  # most edges: no pair of siblings involved
+            continue
+        if calls[source_call].parent == calls[target_call].parent:
+            feeds.add((source_call, target_call))
+            continue
         up_source = chains[nodes[source].call][::-1]
         up_target = chains[nodes[target].call][::-1]
         depth = 0
