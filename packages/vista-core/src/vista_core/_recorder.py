@@ -169,8 +169,8 @@ class Recorder(TorchFunctionMode):
     Use as ``with recorder.active(): model(...)``; see :func:`vista_core.capture`.
     """
 
-    def __init__(self, root: Any, root_path_map: dict[int, str], params: dict[int, tuple[str, str, torch.Tensor]],
-                 root_name: str) -> None:
+    def __init__(self, root: Any, root_path_map: dict[int, str],
+                 params: dict[int, tuple[str, str, torch.Tensor]]) -> None:
         super().__init__()
         self.thread = threading.get_ident()
         self.finder = SourceFinder()
@@ -189,7 +189,6 @@ class Recorder(TorchFunctionMode):
         self._handles: list[RemovableHandle] = []
         self._entered = False
         self.root = CallRec(0, root, None, "", 0, self.finder.here())
-        self.root_name = root_name
         self.calls.append(self.root)
         self.stack.append(self.root)
         self.root.entered = not isinstance(root, torch.nn.Module)

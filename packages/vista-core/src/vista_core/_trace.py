@@ -78,7 +78,7 @@ def capture(model: Any, inputs: Any = (), *, kwargs: Mapping[str, Any] | None = 
     """
     _check_model(model)
     args, kw = _split_inputs(inputs, kwargs)
-    recorder = Recorder(model, _module_paths(model), _parameters(model), _root_name(model))
+    recorder = Recorder(model, _module_paths(model), _parameters(model))
     names = _argument_names(model, len(args))
     for name, value in zip(names, args):
         for leaf_name, leaf in named_leaves(value, name):
@@ -192,10 +192,6 @@ def _parameters(model: Any) -> dict[int, tuple[str, str, torch.Tensor]]:
         for name, b in model.named_buffers():
             found.setdefault(id(b), (name, "buffer", b))
     return found
-
-
-def _root_name(model: Any) -> str:
-    return type(model).__name__ if isinstance(model, torch.nn.Module) else getattr(model, "__name__", "model")
 
 
 # -- records to document -----------------------------------------------------------------
