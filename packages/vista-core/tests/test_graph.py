@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import copy
+import dataclasses
 import json
+import typing
 from typing import Any
 
 import pytest
@@ -103,3 +105,48 @@ def test_graph_helpers(document: dict[str, Any]) -> None:
     assert [n.label for n in graph.ops()] == ["linear", "relu", "linear"]
     with pytest.raises(KeyError, match="No node with id 'n404'"):
         graph.node("n404")
+
+
+# -- the tracer's fast paths agree with the plain ones -------------------------------------------
+
+def _sample(tp: Any) -> Any:
+    """A value of the field type ``tp`` (as resolved by typing), for building any record."""
+    origin, args = typing.get_origin(tp), typing.get_args(tp)
+    if dataclasses.is_dataclass(tp):
+        hints = typing.get_type_hints(tp)
+        return tp(*(_sample(hints[f.name]) for f in dataclasses.fields(tp)))
+    if origin is tuple:
+        return (_sample(args[0]),) if args else ()
+    if origin is typing.Literal:
+        return args[0]
+    if args:  # Optional[...] and other unions: the first non-None member
+        return _sample(next(a for a in args if a is not type(None)))
+    return {str: "s", int: 3, bool: True, float: 1.5}[tp]
+
+
+@pytest.mark.parametrize("name", [n for n in vista_core._graph.__all__
+                                  if dataclasses.is_dataclass(getattr(vista_core._graph, n))])
+def test_fast_record_construction_equals_the_dataclass_init(name: str) -> None:
+    from vista_core._graph import _record
+
+    cls = getattr(vista_core._graph, name)
+    sample = _sample(cls)
+    values = [getattr(sample, f.name) for f in dataclasses.fields(cls)]
+    made = _record(cls, *values)
+    assert made == sample and hash(made) == hash(sample) and repr(made) == repr(sample)
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        made.__setattr__(dataclasses.fields(cls)[0].name, values[0])
+    with pytest.raises(ValueError, match="shorter"):  # every field must be given: no silent default
+        _record(cls, *values[:-1])
+
+
+def test_to_json_shares_converted_records_but_to_dict_does_not() -> None:
+    model = torch.nn.Sequential(torch.nn.Linear(3, 4), torch.nn.ReLU(), torch.nn.Linear(4, 1))
+    graph = vista_core.trace(model, torch.randn(2, 3))
+    # The tracer shares one TensorMeta between a producer's output and the edges it feeds.
+    assert any(e.tensor is graph.node(e.source).outputs[e.source_output] for e in graph.edges)
+    # to_json converts each shared tensor meta once; the text is what to_dict's data gives.
+    assert graph.to_json() == json.dumps(graph.to_dict(), separators=(",", ":"), ensure_ascii=True)
+    data = graph.to_dict()
+    tensors = [e["tensor"] for e in data["edges"]]
+    assert len({id(t) for t in tensors}) == len(tensors)  # no aliasing in data handed out

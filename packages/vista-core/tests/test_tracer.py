@@ -167,6 +167,32 @@ def test_identical_layers_share_a_signature_and_form_a_repeated_block() -> None:
     assert block.parent == graph.root.id and block.modules == tuple(m.id for m in blocks)
 
 
+def test_signatures_tell_wiring_apart() -> None:
+    class Residual(torch.nn.Module):
+        def __init__(self, skip: bool) -> None:
+            super().__init__()
+            self.lin = torch.nn.Linear(4, 4)
+            self.skip = skip
+
+        def forward(self, x: torch.Tensor) -> torch.Tensor:
+            y = self.lin(x)
+            return y + (x if self.skip else y)  # same ops and shapes, other wiring
+
+    class Pair(torch.nn.Module):
+        def __init__(self) -> None:
+            super().__init__()
+            self.a, self.b, self.c = Residual(True), Residual(False), Residual(True)
+
+        def forward(self, x: torch.Tensor) -> torch.Tensor:
+            return self.c(self.b(self.a(x)))
+
+    graph = vista_core.trace(Pair(), torch.randn(2, 4))
+    a, b, c = (next(m for m in graph.modules if m.path == p) for p in "abc")
+    assert a.signature == c.signature != b.signature
+    # Their Linear children are alike in all three.
+    assert len({m.signature for m in graph.modules if m.class_name == "Linear"}) == 1
+
+
 def test_parallel_identical_siblings_are_not_a_repeated_block() -> None:
     class Heads(torch.nn.Module):
         def __init__(self) -> None:

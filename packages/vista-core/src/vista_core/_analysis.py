@@ -4,117 +4,128 @@ Two calls get the same signature when their subtrees hold the same classes and o
 same shapes and the same wiring, whatever their names. Renderers use signatures to lay out
 identical blocks once, and repeated blocks (consecutive siblings with one signature, each
 feeding the next) to fold "×24" runs of transformer layers.
+
+Signatures are computed bottom-up, like a Merkle tree: a call's signature hashes its class,
+its direct items in order of first appearance (its own nodes by kind, its child calls by their
+signatures), the edges whose lowest common call is this one, and the edges entering it from
+outside. Every node and edge is described once, at the level where it belongs, so the work
+is linear in the size of the graph (times the nesting depth for the edges' paths).
 """
 
 from __future__ import annotations
 
 import hashlib
 from collections.abc import Hashable, Sequence
-from dataclasses import dataclass
 
-__all__ = ["CallShape", "NodeShape", "repeated_blocks", "signatures"]
+__all__ = ["repeated_blocks", "signatures"]
 
-
-@dataclass(frozen=True)
-class CallShape:
-    """What the analysis needs of one module call."""
-
-    parent: int | None
-    class_qualname: str
+Edge = tuple[int, int, int, int]
 
 
-@dataclass(frozen=True)
-class NodeShape:
-    """What the analysis needs of one node: its call, and what kind of thing it is
-    (names of parameters and inputs left out, so layer 3 matches layer 4)."""
-
-    call: int
-    key: Hashable
+def _digest(text: str) -> str:
+    return hashlib.sha1(text.encode("utf-8", "backslashreplace"), usedforsecurity=False).hexdigest()[:16]
 
 
-def _ancestors(calls: Sequence[CallShape]) -> list[list[int]]:
-    chains: list[list[int]] = []
-    for i, call in enumerate(calls):
-        chains.append([i] if call.parent is None else [i, *chains[call.parent]])
-    return chains
+def _depths(parents: Sequence[int | None]) -> list[int]:
+    depths: list[int] = []
+    for parent in parents:
+        depths.append(0 if parent is None else depths[parent] + 1)
+    return depths
 
 
-def signatures(calls: Sequence[CallShape], nodes: Sequence[NodeShape],
-               edges: Sequence[tuple[int, int, int, int]]) -> list[str]:
-    """One signature per call. ``edges`` are (source node, source port, target node, target
-    port). Calls must be listed parents first, nodes in execution order."""
-    chains = _ancestors(calls)
-    chain_sets = [set(chain) for chain in chains]
-    members: list[list[int]] = [[] for _ in calls]
-    for n, node in enumerate(nodes):
-        for c in chains[node.call]:
-            members[c].append(n)
-    # Position of each node inside each enclosing call's subtree.
-    local: list[dict[int, int]] = [{n: i for i, n in enumerate(m)} for m in members]
-    # Node keys as small numbers, so each call's description stays short.
-    key_ids: dict[Hashable, int] = {}
-    keys = [key_ids.setdefault(node.key, len(key_ids)) for node in nodes]
-    wiring: list[list[tuple[object, ...]]] = [[] for _ in calls]
-    for source, sport, target, tport in edges:
-        source_chain = chain_sets[nodes[source].call]
-        for c in chains[nodes[target].call]:
-            if c in source_chain:
-                wiring[c].append((local[c][source], sport, local[c][target], tport))
-            else:
-                wiring[c].append(("in", local[c][target], tport))
-    key_texts = [repr(key) for key in key_ids]  # made once per distinct key
-    result = []
-    for c, call in enumerate(calls):
-        calls_inside: dict[int, int] = {c: 0}
-        local_keys: dict[int, int] = {}  # numbered by first appearance inside this call
-        declared: list[object] = []
-        sequence: list[int] = []
-        for n in members[c]:
-            node_call = nodes[n].call
-            inside = calls_inside.get(node_call)
-            if inside is None:
-                inside = calls_inside[node_call] = len(calls_inside)
-                declared.append((inside, calls[node_call].class_qualname,
-                                 calls_inside.get(calls[node_call].parent or 0, -1)))
-            key = keys[n]
-            local_key = local_keys.get(key)
-            if local_key is None:
-                local_key = local_keys[key] = len(local_keys)
-            sequence.append(inside)
-            sequence.append(local_key)
-        parts = (call.class_qualname, declared, sequence, wiring[c], [key_texts[k] for k in local_keys])
-        digest = hashlib.sha1(repr(parts).encode("utf-8"), usedforsecurity=False).hexdigest()
-        result.append(digest[:16])
+def signatures(parents: Sequence[int | None], classes: Sequence[str], node_calls: Sequence[int],
+               node_keys: Sequence[Hashable], edges: Sequence[Edge]) -> list[str]:
+    """One signature per call.
+
+    Calls are given by ``parents`` (the parent's index, None for the root) and ``classes``
+    (qualified class names), parents listed before their children. Nodes are given in
+    execution order by ``node_calls`` (the call each belongs to) and ``node_keys`` (what makes
+    two nodes alike: kind, op, arguments, shapes; never names). ``edges`` are (source node,
+    source port, target node, target port).
+    """
+    calls = len(parents)
+    depths = _depths(parents)
+    # Direct items of each call in order of first appearance: "n<key>" for its own nodes,
+    # a child call's index for a child (replaced by its signature once that is known).
+    items: list[list[str | int]] = [[] for _ in range(calls)]
+    node_slot: list[int] = []   # a node's position among its call's items
+    call_slot = [-1] * calls    # a call's position among its parent's items; -1: no nodes
+    key_texts: dict[Hashable, str] = {}
+    for key, call in zip(node_keys, node_calls):
+        text = key_texts.get(key)
+        if text is None:
+            text = key_texts[key] = "n" + _digest(repr(key))
+        own = items[call]
+        node_slot.append(len(own))
+        own.append(text)
+        child, parent = call, parents[call]
+        while parent is not None and call_slot[child] < 0:
+            call_slot[child] = len(items[parent])
+            items[parent].append(child)
+            child, parent = parent, parents[parent]
+
+    def path(node: int, above: int) -> str:
+        """Positions leading from call ``above`` down to ``node``: the slots of the calls in
+        between, then the node's own slot."""
+        steps = [node_slot[node]]
+        call = node_calls[node]
+        while call != above:
+            steps.append(call_slot[call])
+            call = parents[call]  # type: ignore[assignment]  # `above` is an ancestor
+        return "/".join(map(str, reversed(steps)))
+
+    wiring: list[list[str]] = [[] for _ in range(calls)]
+    for source, source_port, target, target_port in edges:
+        a, b = node_calls[source], node_calls[target]
+        if a == b:  # most edges: inside one call
+            wiring[a].append(f"{node_slot[source]}.{source_port}>{node_slot[target]}.{target_port}")
+            continue
+        # Calls on the target's side below the lowest common call get the edge as an input.
+        entering: list[int] = []
+        while depths[b] > depths[a]:
+            entering.append(b)
+            b = parents[b]  # type: ignore[assignment]  # deeper than a, so not the root
+        while depths[a] > depths[b]:
+            a = parents[a]  # type: ignore[assignment]
+        while a != b:
+            entering.append(b)
+            a, b = parents[a], parents[b]  # type: ignore[assignment]
+        for call in entering:
+            wiring[call].append(f"in{path(target, call)}.{target_port}")
+        wiring[a].append(f"{path(source, a)}.{source_port}>{path(target, a)}.{target_port}")
+
+    result = [""] * calls
+    for call in range(calls - 1, -1, -1):  # children have higher indices than their parents
+        parts = [item if isinstance(item, str) else "c" + result[item] for item in items[call]]
+        result[call] = _digest(f"{classes[call]}|{','.join(parts)}|{';'.join(wiring[call])}")
     return result
 
 
-def repeated_blocks(calls: Sequence[CallShape], nodes: Sequence[NodeShape],
-                    edges: Sequence[tuple[int, int, int, int]],
+def repeated_blocks(parents: Sequence[int | None], node_calls: Sequence[int], edges: Sequence[Edge],
                     sigs: Sequence[str]) -> list[tuple[int, list[int]]]:
     """Runs of at least two consecutive sibling calls with equal signatures, where each call
     consumes a tensor produced inside the one before it. Returns (parent, calls) pairs."""
-    chains = _ancestors(calls)
+    depths = _depths(parents)
     children: dict[int, list[int]] = {}
-    for i, call in enumerate(calls):
-        if call.parent is not None:
-            children.setdefault(call.parent, []).append(i)
+    for i, parent in enumerate(parents):
+        if parent is not None:
+            children.setdefault(parent, []).append(i)
     # For each edge, the two sibling calls it connects: the children of the lowest common
     # ancestor that hold its source and its target.
     feeds: set[tuple[int, int]] = set()
     for source, _sport, target, _tport in edges:
-        source_call, target_call = nodes[source].call, nodes[target].call
-        if source_call == target_call:  # most edges: no pair of siblings involved
+        a, b = node_calls[source], node_calls[target]
+        if a == b:  # most edges: no pair of siblings involved
             continue
-        if calls[source_call].parent == calls[target_call].parent:
-            feeds.add((source_call, target_call))
+        while depths[a] > depths[b]:
+            a = parents[a]  # type: ignore[assignment]
+        while depths[b] > depths[a]:
+            b = parents[b]  # type: ignore[assignment]
+        if a == b:  # one end is inside the other's call
             continue
-        up_source = chains[nodes[source].call][::-1]
-        up_target = chains[nodes[target].call][::-1]
-        depth = 0
-        while depth < min(len(up_source), len(up_target)) and up_source[depth] == up_target[depth]:
-            depth += 1
-        if depth < len(up_source) and depth < len(up_target):
-            feeds.add((up_source[depth], up_target[depth]))
+        while parents[a] != parents[b]:
+            a, b = parents[a], parents[b]  # type: ignore[assignment]
+        feeds.add((a, b))
     blocks: list[tuple[int, list[int]]] = []
     for parent, kids in children.items():
         run: list[int] = [kids[0]]

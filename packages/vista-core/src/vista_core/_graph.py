@@ -19,6 +19,10 @@ from typing import Any, Literal, Union
 from ._exceptions import SchemaError, SchemaVersionError
 from ._version import SCHEMA_VERSION
 
+_R = typing.TypeVar("_R")
+_new = object.__new__
+_setattr = object.__setattr__
+
 __all__ = [
     "Argument",
     "Edge",
@@ -225,7 +229,7 @@ class Graph:
         separators = (",", ":") if indent is None else (",", ": ")
         # ASCII with \u escapes: strings from the model may hold lone surrogates (file names
         # decoded with surrogateescape), which have no UTF-8 encoding but do have an escape.
-        return json.dumps(self.to_dict(), indent=indent, separators=separators, ensure_ascii=True)
+        return json.dumps(_to_data(self, {}), indent=indent, separators=separators, ensure_ascii=True)
 
     @classmethod
     def from_dict(cls, data: Mapping[str, Any]) -> Graph:
@@ -313,18 +317,60 @@ def check_schema_version(version: object) -> None:
 
 # -- generic (de)serialisation of the frozen dataclasses above ----------------------------
 
-def _to_data(value: object) -> object:
-    if dataclasses.is_dataclass(value) and not isinstance(value, type):
+_NO_DEFAULT = object()
+# Per record class: (field name, default value or _NO_DEFAULT) in declaration order.
+_LAYOUTS: dict[type, tuple[tuple[str, object], ...]] = {}
+
+
+def _layout(cls: type) -> tuple[tuple[str, object], ...] | None:
+    layout = _LAYOUTS.get(cls)
+    if layout is None and dataclasses.is_dataclass(cls):
+        layout = _LAYOUTS[cls] = tuple(
+            (f.name, _NO_DEFAULT if f.default is dataclasses.MISSING else f.default) for f in dataclasses.fields(cls)
+        )
+    return layout
+
+
+def _to_data(value: object, memo: dict[int, object] | None = None) -> object:
+    """Plain JSON data of a record, its fields at their default left out. With ``memo``, the
+    data of a record converted before is reused, by id (one tensor meta or argument list is
+    shared by many nodes and edges; the caller keeps the records alive meanwhile), so the
+    result shares objects: for writing JSON, not for handing out."""
+    if memo is not None:
+        found = memo.get(id(value))
+        if found is not None:
+            return found
+    layout = _layout(type(value))
+    if layout is not None:
+        fields = value.__dict__
         out: dict[str, object] = {}
-        for f in dataclasses.fields(value):
-            item = getattr(value, f.name)
-            if f.default is not dataclasses.MISSING and item == f.default:
+        for name, default in layout:
+            item = fields[name]
+            if item is default or (default is not _NO_DEFAULT and item == default):
                 continue
-            out[f.name] = _to_data(item)
+            out[name] = item if type(item) in _PLAIN else _to_data(item, memo)
+        if memo is not None:
+            memo[id(value)] = out
         return out
     if isinstance(value, (tuple, list)):
-        return [_to_data(v) for v in value]
+        data = [item if type(item) in _PLAIN else _to_data(item, memo) for item in value]
+        if memo is not None:
+            memo[id(value)] = data
+        return data
     return value
+
+
+_PLAIN = frozenset({str, int, bool, float, type(None)})
+
+
+def _record(cls: type[_R], *values: Any) -> _R:
+    """An instance of the frozen record class ``cls`` from all its field values, in
+    declaration order, made without running the dataclass ``__init__`` (which sets each field
+    through ``object.__setattr__``; the tracer makes thousands of records, and this is about
+    three times faster). For values that already have the field's type."""
+    record = _new(cls)
+    _setattr(record, "__dict__", dict(zip(_FIELD_NAMES[cls], values, strict=True)))
+    return record
 
 
 _HINTS: dict[type, dict[str, Any]] = {}
@@ -388,3 +434,10 @@ def _from_data(tp: Any, data: object, path: str) -> object:
         return data
     raise TypeError(f"unsupported field type {tp!r} at {path}")  # pragma: no cover
 
+
+
+_FIELD_NAMES: dict[type, tuple[str, ...]] = {
+    cls: tuple(f.name for f in dataclasses.fields(cls))
+    for cls in (TensorMeta, SourceLocation, Argument, NodeError, Node, Edge, ParameterInfo, ModuleCall,
+                RepeatedBlock, TraceError, Producer, Graph)
+}

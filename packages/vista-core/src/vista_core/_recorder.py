@@ -24,7 +24,7 @@ from torch.overrides import TorchFunctionMode, resolve_name
 from torch.utils.hooks import RemovableHandle
 
 from ._source import SourceFinder
-from ._values import describe, iter_tensors
+from ._values import describe, iter_tensors, short_text
 
 __all__ = ["CallRec", "Meta", "NodeRec", "Recorder", "meta_text", "tensor_meta"]
 
@@ -137,7 +137,8 @@ class NodeRec:
 
     __slots__ = ("index", "kind", "name", "label", "call", "outputs", "arguments", "where", "value", "error")
 
-    def __init__(self, index: int, kind: str, name: str, label: str, call: CallRec) -> None:
+    def __init__(self, index: int, kind: str, name: str, label: str, call: CallRec,
+                 where: Where | None = None) -> None:
         self.index = index
         self.kind = kind
         self.name = name
@@ -145,22 +146,19 @@ class NodeRec:
         self.call = call
         self.outputs: list[Meta] = []
         self.arguments: list[tuple[str | None, str]] = []
-        self.where: Where | None = None
+        self.where = where
         self.value: str | None = None
         self.error: tuple[str, str] | None = None
 
 
-class _Entry:
-    """Which node output last produced (or wrote) a tensor."""
+# Which node output last produced (or wrote) a tensor: (weakref to the tensor, node, port,
+# the tensor's version then, its meta). A plain tuple: one is made for every tensor produced.
+_Entry = tuple[Any, int, int, int, Meta]
 
-    __slots__ = ("ref", "node", "port", "version", "meta")
-
-    def __init__(self, t: torch.Tensor, node: int, port: int, version: int, meta: Meta) -> None:
-        self.ref = weakref.ref(t)
-        self.node = node
-        self.port = port
-        self.version = version
-        self.meta = meta
+_Tensor = torch.Tensor
+_get_ident = threading.get_ident
+_CONTAINERS = (list, tuple, dict)
+_SCALARS = (int, bool, type(None))  # repr() is their description (bool is an int)
 
 
 class Recorder(TorchFunctionMode):
@@ -170,7 +168,7 @@ class Recorder(TorchFunctionMode):
     """
 
     def __init__(self, root: Any, root_path_map: dict[int, str],
-                 params: dict[int, tuple[str, str, torch.Tensor]]) -> None:
+                 params: dict[int, tuple[str, str, torch.Tensor, str, str]]) -> None:
         super().__init__()
         self.thread = threading.get_ident()
         self.finder = SourceFinder()
@@ -216,7 +214,7 @@ class Recorder(TorchFunctionMode):
 
     # -- module calls ----------------------------------------------------------------
     def _pre_hook(self, module: torch.nn.Module, args: object) -> None:
-        if threading.get_ident() != self.thread:
+        if _get_ident() != self.thread:
             return
         if module is self.root.module and not self.root.entered:
             self.root.entered = True
@@ -233,7 +231,7 @@ class Recorder(TorchFunctionMode):
         self.stack.append(call)
 
     def _post_hook(self, module: torch.nn.Module, args: object, output: object) -> None:
-        if threading.get_ident() != self.thread:
+        if _get_ident() != self.thread:
             return
         # torch calls always_call hooks from _call_impl's own `except` block when forward
         # raised, and from its inner() otherwise: that is how a failed call is told apart.
@@ -256,16 +254,16 @@ class Recorder(TorchFunctionMode):
                            kwargs: dict[str, Any] | None = None) -> Any:
         # The hot path: find input tensors and their versions, run, and record only calls
         # that produce or write a tensor (property reads and .size() are not nodes).
-        if kwargs is None:
-            kwargs = {}
         ins: list[torch.Tensor] = []
         for a in args:
-            if isinstance(a, torch.Tensor):
+            if isinstance(a, _Tensor):
                 ins.append(a)
-            elif isinstance(a, (list, tuple, dict)):
+            elif isinstance(a, _CONTAINERS):
                 ins.extend(iter_tensors(a))
         if kwargs:
             ins.extend(iter_tensors(kwargs))
+        else:
+            kwargs = {}
         try:
             versions = [t._version for t in ins]
         except Exception:  # inference tensors have no version counter  # noqa: BLE001
@@ -277,60 +275,88 @@ class Recorder(TorchFunctionMode):
             node.error = (type(exc).__name__, _message(exc))
             self.failed_ops[id(exc)] = (exc, node.index)
             raise
-        if isinstance(out, torch.Tensor):
+        if isinstance(out, _Tensor):
             outs = [out]
         elif isinstance(out, (list, tuple)):
             outs = list(iter_tensors(out))
         else:
             outs = []
-        mutated = [t for t, v in zip(ins, versions) if v != -1 and _version(t) != v] if ins else []
+        mutated = []
+        if ins:
+            try:
+                mutated = [t for t, v in zip(ins, versions) if v != t._version]
+            except Exception:  # noqa: BLE001  # as above
+                mutated = [t for t, v in zip(ins, versions) if v != -1 and _version(t) != v]
         if outs or mutated:
             self._record_op(func, args, kwargs, ins, versions, outs, mutated)
         return out
 
     def _record_op(self, func: Any, args: tuple[Any, ...], kwargs: dict[str, Any], ins: list[torch.Tensor],
                    versions: list[int], outs: list[torch.Tensor], mutated: list[torch.Tensor]) -> NodeRec:
-        name, label = op_names(func)
+        try:
+            name, label = _NAMES[func]
+        except (KeyError, TypeError):
+            name, label = op_names(func)
         # Sources first, so parameter and constant nodes come before the op that reads them.
-        sources = [self._source(t, version) for t, version in zip(ins, versions)]
-        node = self._new_node("op", name, label, self.stack[-1])
-        node.where = self.finder.here()
-        index = node.index
-        positions: dict[int, int] = {}
-        edges = self.edges
-        for port, (t, (source, source_port, meta)) in enumerate(zip(ins, sources)):
-            positions.setdefault(id(t), port)
-            edges.append((source, source_port, index, port, meta))
-
-        def tensor_name(t: torch.Tensor) -> str:
-            return f"tensor#{positions.get(id(t), '?')}"
-
-        arguments = node.arguments
-        for a in args:
-            if isinstance(a, torch.Tensor):
-                arguments.append((None, f"tensor#{positions[id(a)]}"))
+        producers = self.producers
+        sources = []
+        for t, version in zip(ins, versions):
+            entry = producers.get(id(t))
+            if entry is not None and entry[3] == version and entry[0]() is t:
+                sources.append((entry[1], entry[2], entry[4]))
             else:
-                arguments.append((None, describe(a, tensor_name)))
-        for k, v in kwargs.items():
-            arguments.append((k, describe(v, tensor_name)))
+                sources.append(self._source(t, version))
+        nodes = self.nodes
+        index = len(nodes)
+        node = NodeRec(index, "op", name, label, self.stack[-1], self.finder.here())
+        nodes.append(node)
+        arguments = node.arguments
+        if ins:
+            positions: dict[int, int] = {}
+            edges = self.edges
+            for port, (t, (source, source_port, meta)) in enumerate(zip(ins, sources)):
+                positions.setdefault(id(t), port)
+                edges.append((source, source_port, index, port, meta))
+
+            def tensor_name(t: torch.Tensor) -> str:
+                return f"tensor#{positions.get(id(t), '?')}"
+
+            for a in args:
+                if isinstance(a, _Tensor):
+                    arguments.append((None, f"tensor#{positions[id(a)]}"))
+                elif isinstance(a, _SCALARS):
+                    arguments.append((None, short_text(repr(a))))
+                else:
+                    arguments.append((None, describe(a, tensor_name)))
+            for k, v in kwargs.items():
+                arguments.append((k, describe(v, tensor_name)))
+        else:
+            for a in args:
+                arguments.append((None, short_text(repr(a)) if isinstance(a, _SCALARS)
+                                  else describe(a, _unlisted_tensor)))
+            for k, v in kwargs.items():
+                arguments.append((k, describe(v, _unlisted_tensor)))
         produced = outs
         if mutated:
             produced = outs + [t for t in mutated if not any(t is o for o in outs)]
-        producers = self.producers
         outputs = node.outputs
         for port, t in enumerate(produced):
-            meta = tensor_meta(t)
+            try:
+                meta = (t.shape, t.dtype, t.device, t.requires_grad)
+                version = t._version
+            except Exception:  # noqa: BLE001  # see tensor_meta() and _version()
+                meta, version = tensor_meta(t), _version(t)
             outputs.append(meta)
-            producers[id(t)] = _Entry(t, index, port, _version(t), meta)
+            producers[id(t)] = (weakref.ref(t), index, port, version, meta)
         for t in mutated:
             base = _base(t)
             entry = producers[id(t)]
-            self.writers[id(base)] = _Entry(base, index, entry.port, _version(t), entry.meta)
+            self.writers[id(base)] = (weakref.ref(base), index, entry[2], _version(t), entry[4])
         return node
 
     # -- tensors -----------------------------------------------------------------------
-    def _new_node(self, kind: str, name: str, label: str, call: CallRec) -> NodeRec:
-        node = NodeRec(len(self.nodes), kind, name, label, call)
+    def _new_node(self, kind: str, name: str, label: str, call: CallRec, where: Where | None = None) -> NodeRec:
+        node = NodeRec(len(self.nodes), kind, name, label, call, where)
         self.nodes.append(node)
         return node
 
@@ -338,38 +364,39 @@ class Recorder(TorchFunctionMode):
         meta = tensor_meta(t)
         while len(node.outputs) <= port:
             node.outputs.append(meta)
-        self.producers.setdefault(id(t), _Entry(t, node.index, port, _version(t), meta))
+        self.producers.setdefault(id(t), (weakref.ref(t), node.index, port, _version(t), meta))
 
     def _source(self, t: torch.Tensor, version: int) -> tuple[int, int, Meta]:
         """(node, output port, tensor meta) of whatever last wrote ``t``, which had version
         ``version`` when it was read."""
         entry = self.producers.get(id(t))
-        if entry is None or entry.ref() is not t:
+        if entry is None or entry[0]() is not t:
             entry = self._source_of_unknown(t, version)
-        if version == entry.version:
-            return entry.node, entry.port, entry.meta
+        if version == entry[3]:
+            return entry[1], entry[2], entry[4]
         # Written since it was produced, through an alias: the last writer of its storage.
         base = _base(t)
         writer = self.writers.get(id(base))
-        if writer is not None and writer.ref() is base and writer.version > entry.version:
-            return writer.node, writer.port, tensor_meta(t)
-        return entry.node, entry.port, tensor_meta(t)
+        if writer is not None and writer[0]() is base and writer[3] > entry[3]:
+            return writer[1], writer[2], tensor_meta(t)
+        return entry[1], entry[2], tensor_meta(t)
 
     def _source_of_unknown(self, t: torch.Tensor, version: int) -> _Entry:
         """A tensor no recorded op produced: a parameter, a buffer or a constant."""
         known = self.params.get(id(t))
         if known is not None and known[2] is t:
-            name, kind, _ = known
-            owner = name.rpartition(".")[0]
-            call = next((c for c in reversed(self.stack) if c.path == owner), self.stack[-1])
-            node = self._new_node(kind, name, name.rpartition(".")[2], call)
+            name, kind, _, owner, label = known
+            stack = self.stack
+            call = stack[-1]  # usually the module reading its own parameter
+            if call.path != owner:
+                call = next((c for c in reversed(stack) if c.path == owner), call)
+            node = self._new_node(kind, name, label, call)
         else:
-            node = self._new_node("constant", "constant", "constant", self.stack[-1])
-            node.where = self.finder.here()
+            node = self._new_node("constant", "constant", "constant", self.stack[-1], self.finder.here())
             node.value = _preview(t)
         meta = tensor_meta(t)
         node.outputs.append(meta)
-        entry = _Entry(t, node.index, 0, version, meta)
+        entry = (weakref.ref(t), node.index, 0, version, meta)
         self.producers[id(t)] = entry
         return entry
 
@@ -380,21 +407,29 @@ class Recorder(TorchFunctionMode):
             source, port, meta = self._source(value, _version(value))
             self.edges.append((source, port, node.index, 0, meta))
         else:
-            node.value = describe(value, lambda t: "tensor")
+            node.value = describe(value, _no_tensor)
 
     def add_input(self, name: str, value: object) -> None:
         node = self._new_node("input", name, name, self.root)
         if isinstance(value, torch.Tensor):
             self.register(value, node, 0)
         else:
-            node.value = describe(value, lambda t: "tensor")
+            node.value = describe(value, _no_tensor)
 
     def add_error_node(self, exc: BaseException, call: CallRec) -> NodeRec:
         """A node for an exception raised by Python code outside any tensor operation."""
-        node = self._new_node("error", type(exc).__name__, type(exc).__name__, call)
+        node = self._new_node("error", type(exc).__name__, type(exc).__name__, call,
+                              self.finder.from_traceback(exc.__traceback__))
         node.error = (type(exc).__name__, _message(exc))
-        node.where = self.finder.from_traceback(exc.__traceback__)
         return node
+
+
+def _no_tensor(t: torch.Tensor) -> str:
+    return "tensor"
+
+
+def _unlisted_tensor(t: torch.Tensor) -> str:
+    return "tensor#?"
 
 
 def _message(exc: BaseException) -> str:

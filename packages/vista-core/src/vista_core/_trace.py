@@ -10,7 +10,7 @@ from typing import Any
 
 import torch
 
-from ._analysis import CallShape, NodeShape, repeated_blocks, signatures
+from ._analysis import repeated_blocks, signatures
 from ._exceptions import TraceInputError
 from ._graph import (
     Argument,
@@ -25,6 +25,7 @@ from ._graph import (
     SourceLocation,
     TensorMeta,
     TraceError,
+    _record,
 )
 from ._recorder import _CALL_IMPL_CODE, CallRec, Meta, Recorder, meta_text
 from ._source import format_traceback, location
@@ -78,7 +79,7 @@ def capture(model: Any, inputs: Any = (), *, kwargs: Mapping[str, Any] | None = 
     """
     _check_model(model)
     args, kw = _split_inputs(inputs, kwargs)
-    recorder = Recorder(model, _module_paths(model), _parameters(model))
+    recorder = Recorder(model, *_model_index(model))
     names = _argument_names(model, len(args))
     for name, value in zip(names, args):
         for leaf_name, leaf in named_leaves(value, name):
@@ -176,22 +177,23 @@ def _argument_names(model: Any, count: int) -> list[str]:
     return names[:count]
 
 
-def _module_paths(model: Any) -> dict[int, str]:
+def _model_index(model: Any) -> tuple[dict[int, str], dict[int, tuple[str, str, torch.Tensor, str, str]]]:
+    """The model's module paths by module id, and its parameters and buffers by tensor id as
+    (qualified name, kind, tensor, owner's path, own name), in one walk of its modules (the
+    first path of a shared module or tensor wins, as in named_modules and named_parameters)."""
     paths: dict[int, str] = {}
+    tensors: dict[int, tuple[str, str, torch.Tensor, str, str]] = {}
     if isinstance(model, torch.nn.Module):
-        for name, module in model.named_modules(remove_duplicate=False):
-            paths.setdefault(id(module), name)
-    return paths
-
-
-def _parameters(model: Any) -> dict[int, tuple[str, str, torch.Tensor]]:
-    found: dict[int, tuple[str, str, torch.Tensor]] = {}
-    if isinstance(model, torch.nn.Module):
-        for name, p in model.named_parameters():
-            found.setdefault(id(p), (name, "parameter", p))
-        for name, b in model.named_buffers():
-            found.setdefault(id(b), (name, "buffer", b))
-    return found
+        modules = list(model.named_modules(remove_duplicate=False))
+        for path, module in modules:
+            paths.setdefault(id(module), path)
+        for attribute, kind in (("_parameters", "parameter"), ("_buffers", "buffer")):
+            for path, module in modules:
+                prefix = path + "." if path else ""
+                for name, t in getattr(module, attribute).items():
+                    if t is not None and id(t) not in tensors:
+                        tensors[id(t)] = (prefix + name, kind, t, path, name)
+    return paths, tensors
 
 
 # -- records to document -----------------------------------------------------------------
@@ -217,7 +219,8 @@ class _Tensors:
         return found
 
     def many(self, metas: list[Meta]) -> tuple[TensorMeta, ...]:
-        return tuple(self.one(m) for m in metas)
+        one = self.one
+        return (one(metas[0]),) if len(metas) == 1 else tuple([one(m) for m in metas])
 
 
 def _parameter_ids(module: torch.nn.Module, memo: dict[int, dict[int, int]]) -> dict[int, int]:
@@ -232,21 +235,30 @@ def _parameter_ids(module: torch.nn.Module, memo: dict[int, dict[int, int]]) -> 
     return found
 
 
-def _module_info(call: CallRec, cache: dict[int, tuple[Any, ...]], memo: dict[int, dict[int, int]]) -> tuple[Any, ...]:
-    module = call.module
-    if id(module) in cache:
-        return cache[id(module)]
+def _dtype_text(dtype: Any) -> str:
+    return meta_text(dtype, None)[0]
+
+
+_CLASS_NAMES: dict[type, tuple[str, str]] = {}
+
+
+def _module_info(module: Any, memo: dict[int, dict[int, int]]) -> tuple[Any, ...]:
+    """(class name, qualified class name, parameters in all, own parameters, own parameter
+    records, extra_repr) of a module, or of a plain function traced as the model."""
     cls = type(module)
     if isinstance(module, torch.nn.Module):
-        class_name, class_qualname = cls.__name__, f"{cls.__module__}.{cls.__qualname__}"
+        names = _CLASS_NAMES.get(cls)
+        if names is None:
+            names = _CLASS_NAMES[cls] = (cls.__name__, f"{cls.__module__}.{cls.__qualname__}")
+        class_name, class_qualname = names
         total = sum(_parameter_ids(module, memo).values())
-        params = [ParameterInfo(name=n, kind="parameter", shape=tuple(p.shape),
-                                dtype=str(p.dtype).removeprefix("torch."), numel=p.numel(),
-                                requires_grad=p.requires_grad)
-                  for n, p in module.named_parameters(recurse=False)]
-        params += [ParameterInfo(name=n, kind="buffer", shape=tuple(b.shape),
-                                 dtype=str(b.dtype).removeprefix("torch."), numel=b.numel())
-                   for n, b in module.named_buffers(recurse=False)]
+        # The module's own dicts, as named_parameters(recurse=False) and named_buffers(recurse=False)
+        # read them (without their generator machinery: this runs once per module call).
+        params = [_record(ParameterInfo, n, "parameter", tuple(p.shape), _dtype_text(p.dtype), p.numel(),
+                          p.requires_grad)
+                  for n, p in module._parameters.items() if p is not None]
+        params += [_record(ParameterInfo, n, "buffer", tuple(b.shape), _dtype_text(b.dtype), b.numel(), False)
+                   for n, b in module._buffers.items() if b is not None]
         own = sum(p.numel for p in params if p.kind == "parameter")
         try:
             extra = short_text(str(module.extra_repr()), 300)
@@ -257,8 +269,7 @@ def _module_info(call: CallRec, cache: dict[int, tuple[Any, ...]], memo: dict[in
         class_name, class_qualname = str(name), f"{getattr(module, '__module__', None) or ''}.{name}".lstrip(".")
         total = own = 0
         params, extra = [], ""
-    cache[id(module)] = (class_name, class_qualname, total, own, tuple(params), extra)
-    return cache[id(module)]
+    return class_name, class_qualname, total, own, tuple(params), extra
 
 
 def _build(rec: Recorder, output: Any, error: BaseException | None) -> Graph:
@@ -280,58 +291,74 @@ def _build(rec: Recorder, output: Any, error: BaseException | None) -> Graph:
             call.failed = True
             failed_node = rec.add_error_node(error, call).index
 
+    # Records shared between nodes are made once: tensor metas, source locations, argument
+    # lists, and the information of a module called several times.
     places: dict[tuple[str, int, str], SourceLocation] = {}
     tensors = _Tensors()  # the records hold every meta alive, so ids stay unique meanwhile
-    node_shapes = [NodeShape(n.call.index, _node_key(n)) for n in rec.nodes]
+    argument_lists: dict[tuple[tuple[str | None, str], ...], tuple[Argument, ...]] = {}
     infos: dict[int, tuple[Any, ...]] = {}
     memo: dict[int, dict[int, int]] = {}
-    call_infos = [_module_info(c, infos, memo) for c in rec.calls]
-    call_shapes = [CallShape(None if c.parent is None else c.parent.index, info[1])
-                   for c, info in zip(rec.calls, call_infos)]
+    call_infos = []
+    for c in rec.calls:
+        info = infos.get(id(c.module))
+        if info is None:
+            info = infos[id(c.module)] = _module_info(c.module, memo)
+        call_infos.append(info)
+    parents = [None if c.parent is None else c.parent.index for c in rec.calls]
+    node_calls = [n.call.index for n in rec.nodes]
+    node_keys = [_node_key(n) for n in rec.nodes]
     wiring = [(e[0], e[1], e[2], e[3]) for e in rec.edges]
-    sigs = signatures(call_shapes, node_shapes, wiring)
-    blocks = repeated_blocks(call_shapes, node_shapes, wiring, sigs)
+    sigs = signatures(parents, [info[1] for info in call_infos], node_calls, node_keys, wiring)
+    blocks = repeated_blocks(parents, node_calls, wiring, sigs)
 
     modules = tuple(
-        ModuleCall(
-            id=f"m{c.index}",
-            parent=None if c.parent is None else f"m{c.parent.index}",
-            path=c.path,
-            name=c.path.rpartition(".")[2],
-            class_name=info[0],
-            class_qualname=info[1],
-            call_index=c.call_index,
-            num_params=info[2],
-            num_params_own=info[3],
-            signature=sigs[c.index],
-            parameters=info[4],
-            extra_repr=info[5],
-            failed=c.failed,
+        _record(
+            ModuleCall,
+            f"m{c.index}",  # id
+            None if c.parent is None else f"m{c.parent.index}",  # parent
+            c.path,
+            c.path.rpartition(".")[2],  # name
+            info[0],  # class_name
+            info[1],  # class_qualname
+            c.call_index,
+            info[2],  # num_params
+            info[3],  # num_params_own
+            sigs[c.index],  # signature
+            info[4],  # parameters
+            info[5],  # extra_repr
+            c.failed,
             # The root's call site (the line calling trace()) would make documents differ
             # with where trace() was called from; it carries no information about the model.
-            source=None if c.parent is None else location(c.where, places),
+            None if c.parent is None else location(c.where, places),  # source
         )
         for c, info in zip(rec.calls, call_infos)
     )
+
+    def arguments(pairs: list[tuple[str | None, str]]) -> tuple[Argument, ...]:
+        key = tuple(pairs)
+        found = argument_lists.get(key)
+        if found is None:
+            found = argument_lists[key] = tuple(_record(Argument, k, v) for k, v in pairs)
+        return found
+
     nodes = tuple(
-        Node(
-            id=f"n{n.index}",
-            kind=n.kind,  # type: ignore[arg-type]  # NodeRec.kind holds a NodeKind value
-            name=n.name,
-            label=n.label,
-            module=f"m{n.call.index}",
-            outputs=tensors.many(n.outputs),
-            arguments=tuple(Argument(name=k, value=v) for k, v in n.arguments),
-            source=location(n.where, places),
-            value=n.value,
-            error=None if n.error is None else NodeError(type=n.error[0], message=n.error[1]),
+        _record(
+            Node,
+            f"n{n.index}",
+            n.kind,  # a NodeKind value
+            n.name,
+            n.label,
+            f"m{n.call.index}",
+            tensors.many(n.outputs),
+            arguments(n.arguments) if n.arguments else (),
+            location(n.where, places),
+            n.value,
+            None if n.error is None else NodeError(type=n.error[0], message=n.error[1]),
         )
         for n in rec.nodes
     )
-    edges = tuple(
-        Edge(source=f"n{s}", source_output=sp, target=f"n{t}", target_input=tp, tensor=tensors.one(m))
-        for s, sp, t, tp, m in rec.edges
-    )
+    one = tensors.one
+    edges = tuple(_record(Edge, f"n{s}", sp, f"n{t}", tp, one(m)) for s, sp, t, tp, m in rec.edges)
     trace_error = None
     if error is not None:
         cls = type(error)

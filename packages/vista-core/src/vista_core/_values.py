@@ -161,7 +161,10 @@ def _describe(value: Any, tensor_names: Callable[[torch.Tensor], str], depth: in
     if depth >= 4:
         return "…"
     if isinstance(value, (list, tuple)):
-        items = [_describe(v, tensor_names, depth + 1) for v in value[:MAX_ITEMS]]
+        if len(value) <= MAX_ITEMS and all(type(v) is int for v in value):  # a shape: the common case
+            items = [str(v) for v in value]
+        else:
+            items = [_describe(v, tensor_names, depth + 1) for v in value[:MAX_ITEMS]]
         if len(value) > MAX_ITEMS:
             items.append(f"…(+{len(value) - MAX_ITEMS})")
         if isinstance(value, list):
