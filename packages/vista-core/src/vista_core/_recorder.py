@@ -156,6 +156,7 @@ class NodeRec:
 _Entry = tuple[Any, int, int, int, Meta]
 
 _Tensor = torch.Tensor
+_Size = torch.Size
 _get_ident = threading.get_ident
 _CONTAINERS = (list, tuple, dict)
 _SCALARS = (int, bool, type(None))  # repr() is their description (bool is an int)
@@ -277,7 +278,7 @@ class Recorder(TorchFunctionMode):
             raise
         if isinstance(out, _Tensor):
             outs = [out]
-        elif isinstance(out, (list, tuple)):
+        elif isinstance(out, (list, tuple)) and type(out) is not _Size:  # not x.shape, x.size()
             outs = list(iter_tensors(out))
         else:
             outs = []

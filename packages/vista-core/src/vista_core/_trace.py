@@ -14,18 +14,18 @@ from ._analysis import repeated_blocks, signatures
 from ._exceptions import TraceInputError
 from ._graph import (
     Argument,
-    Edge,
     Graph,
-    ModuleCall,
-    Node,
     NodeError,
-    ParameterInfo,
     Producer,
     RepeatedBlock,
     SourceLocation,
     TensorMeta,
     TraceError,
-    _record,
+    make_argument,
+    make_edge,
+    make_module_call,
+    make_node,
+    make_parameter_info,
 )
 from ._recorder import _CALL_IMPL_CODE, CallRec, Meta, Recorder, meta_text
 from ._source import format_traceback, location
@@ -254,10 +254,10 @@ def _module_info(module: Any, memo: dict[int, dict[int, int]]) -> tuple[Any, ...
         total = sum(_parameter_ids(module, memo).values())
         # The module's own dicts, as named_parameters(recurse=False) and named_buffers(recurse=False)
         # read them (without their generator machinery: this runs once per module call).
-        params = [_record(ParameterInfo, n, "parameter", tuple(p.shape), _dtype_text(p.dtype), p.numel(),
+        params = [make_parameter_info(n, "parameter", tuple(p.shape), _dtype_text(p.dtype), p.numel(),
                           p.requires_grad)
                   for n, p in module._parameters.items() if p is not None]
-        params += [_record(ParameterInfo, n, "buffer", tuple(b.shape), _dtype_text(b.dtype), b.numel(), False)
+        params += [make_parameter_info(n, "buffer", tuple(b.shape), _dtype_text(b.dtype), b.numel(), False)
                    for n, b in module._buffers.items() if b is not None]
         own = sum(p.numel for p in params if p.kind == "parameter")
         try:
@@ -312,8 +312,7 @@ def _build(rec: Recorder, output: Any, error: BaseException | None) -> Graph:
     blocks = repeated_blocks(parents, node_calls, wiring, sigs)
 
     modules = tuple(
-        _record(
-            ModuleCall,
+        make_module_call(
             f"m{c.index}",  # id
             None if c.parent is None else f"m{c.parent.index}",  # parent
             c.path,
@@ -338,14 +337,13 @@ def _build(rec: Recorder, output: Any, error: BaseException | None) -> Graph:
         key = tuple(pairs)
         found = argument_lists.get(key)
         if found is None:
-            found = argument_lists[key] = tuple(_record(Argument, k, v) for k, v in pairs)
+            found = argument_lists[key] = tuple(make_argument(k, v) for k, v in pairs)
         return found
 
     nodes = tuple(
-        _record(
-            Node,
+        make_node(
             f"n{n.index}",
-            n.kind,  # a NodeKind value
+            n.kind,  # type: ignore[arg-type]  # NodeRec.kind holds a NodeKind value
             n.name,
             n.label,
             f"m{n.call.index}",
@@ -358,7 +356,7 @@ def _build(rec: Recorder, output: Any, error: BaseException | None) -> Graph:
         for n in rec.nodes
     )
     one = tensors.one
-    edges = tuple(_record(Edge, f"n{s}", sp, f"n{t}", tp, one(m)) for s, sp, t, tp, m in rec.edges)
+    edges = tuple(make_edge(f"n{s}", sp, f"n{t}", tp, one(m)) for s, sp, t, tp, m in rec.edges)
     trace_error = None
     if error is not None:
         cls = type(error)
