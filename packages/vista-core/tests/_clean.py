@@ -10,6 +10,7 @@ snapshots all of that, runs the body, and compares; the ``torch_clean`` fixture 
 
 from __future__ import annotations
 
+import gc
 import sys
 import threading
 from collections.abc import Iterator
@@ -85,6 +86,8 @@ def torch_state() -> dict[str, object]:
         "threading trace function": threading.gettrace(),
         "threading profile function": threading.getprofile(),
         "recursion limit": sys.getrecursionlimit(),
+        "garbage collector enabled": gc.isenabled(),
+        "garbage collector thresholds": gc.get_threshold(),
     }
     for name in HOOK_REGISTRIES:
         state[f"torch.nn.modules.module.{name}"] = _hook_registry(name)

@@ -4,6 +4,7 @@ form the tree users expect."""
 
 from __future__ import annotations
 
+import gc
 import sys
 
 import pytest
@@ -419,3 +420,26 @@ def test_tensors_held_by_plain_objects_are_outputs() -> None:
     (edge,) = [e for e in graph.edges if e.target == outputs["cache.layers[0].keys"].id]
     assert graph.node(edge.source).name == "torch.Tensor.mul"
     assert outputs["empty"].value == "<test_tensors_held_by_plain_objects_are_outputs.<locals>.Cache>"
+
+
+def test_the_garbage_collector_is_paused_only_while_tracing() -> None:
+    seen: list[bool] = []
+
+    class Probe(torch.nn.Module):
+        def forward(self, x: torch.Tensor) -> torch.Tensor:
+            seen.append(gc.isenabled())
+            if x.sum() > 0:
+                raise ValueError("positive")
+            return x * 2
+
+    assert gc.isenabled()
+    vista_core.trace(Probe(), -torch.ones(2))
+    with pytest.raises(ValueError, match="positive"):
+        vista_core.trace(Probe(), torch.ones(2))
+    assert seen == [False, False] and gc.isenabled()
+    gc.disable()  # a caller that runs with the collector off keeps it off
+    try:
+        vista_core.trace(Probe(), -torch.ones(2))
+        assert not gc.isenabled()
+    finally:
+        gc.enable()
