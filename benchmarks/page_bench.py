@@ -43,6 +43,12 @@ _READY_PROBE = """
 })();
 """
 
+# The viewer's (and its page loader's) `vista:*` User Timing marks, ms from navigation start.
+_MARKS = """
+() => Object.fromEntries(performance.getEntriesByType('mark')
+  .filter(m => m.name.startsWith('vista:')).map(m => [m.name.slice(6), m.startTime]))
+"""
+
 # Clicks `selector`, then waits (each animation frame) until `done` holds; returns elapsed ms.
 _TIMED_CLICK = """
 async ([selector, done, arg]) => {
@@ -123,8 +129,10 @@ def bench_page(document: Any, *, repeats: int = 5, clicks: int = 5, chromium: st
     laid out yet), ``toggle_first_ms`` (the first + of a page: its layout is not cached yet),
     ``toggle_open_ms`` / ``toggle_close_ms`` / ``toggle_ms`` (all ``clicks`` + and − on the
     model's biggest child), and for a model with a repeated run ``unfold_ms`` (its "×N" box
-    unfolded) and ``block_open_ms`` / ``block_close_ms`` (+/− on its middle block). ``runs``
-    holds every sample.
+    unfolded) and ``block_open_ms`` / ``block_close_ms`` (+/− on its middle block).
+    ``marks_ms`` has the median time of each ``vista:*`` User Timing mark of the page, read
+    right after each first view (where its time goes; a mark set later, such as the layout
+    worker's start, is missing from loads where it came after). ``runs`` holds every sample.
     """
     from playwright.sync_api import sync_playwright
 
@@ -141,6 +149,7 @@ def bench_page(document: Any, *, repeats: int = 5, clicks: int = 5, chromium: st
     runs: dict[str, list[float]] = {name: [] for name in (
         "ready_ms", "expand_all_ms", "toggle_first_ms", "toggle_open_ms", "toggle_close_ms", "unfold_ms",
         "block_open_ms", "block_close_ms")}
+    marks: dict[str, list[float]] = {}
     blocked: list[str] = []
     errors: list[str] = []
     with tempfile.TemporaryDirectory() as tmp, sync_playwright() as p:
@@ -158,6 +167,8 @@ def bench_page(document: Any, *, repeats: int = 5, clicks: int = 5, chromium: st
             page.wait_for_selector('.vista-viewer[data-state="ready"]', state="attached", timeout=timeout_ms)
             page.wait_for_function("() => globalThis.__vistaReadyAt !== undefined", timeout=timeout_ms)
             runs["ready_ms"].append(page.evaluate("() => globalThis.__vistaReadyAt"))
+            for name, at in page.evaluate(_MARKS).items():
+                marks.setdefault(name, []).append(at)
             return page
 
         def click(page: Any, selector: str, done: str, arg: object) -> float:
@@ -201,6 +212,8 @@ def bench_page(document: Any, *, repeats: int = 5, clicks: int = 5, chromium: st
         "toggled_module": box,
         **{name: _median(values) for name, values in runs.items()},
         "toggle_ms": _median(toggles),
+        "marks_ms": dict(sorted(((name, _median(values)) for name, values in marks.items()),
+                                key=lambda item: item[1] or 0.0)),
         "runs": {k: [round(v, 1) for v in values] for k, values in runs.items()},
     }
 
@@ -239,6 +252,7 @@ def main(argv: list[str] | None = None) -> int:
           f"(traced in {trace_s:.1f} s)")
     print(f"page size              {result['page_bytes'] / 1e6:.2f} MB")
     print(f"first view (ready)     {result['ready_ms']} ms   (median of {args.repeats} loads)")
+    print("  marks: " + ", ".join(f"{name} {at:.0f}" for name, at in result["marks_ms"].items() if at is not None))
     print(f"expand all             {result['expand_all_ms']} ms")
     print(f"first + click          {result['toggle_first_ms']} ms   ({result['toggled_module']}, not cached)")
     print(f"one + click            {result['toggle_open_ms']} ms")

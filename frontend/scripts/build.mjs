@@ -1,5 +1,6 @@
-// Builds dist/vista-viewer.js: one IIFE with the viewer, d3, jsPDF/svg2pdf, its CSS, and the
-// layout worker bundle (with @viz-js/viz and its embedded WebAssembly) as text. Deterministic:
+// Builds dist/vista-viewer.js: one IIFE with the viewer, d3 and its CSS, carrying as text the
+// layout worker bundle (@viz-js/viz without its WebAssembly), Graphviz's WebAssembly (deflate +
+// base64) and the PDF chunk (jsPDF + svg2pdf.js, run on the first PDF export). Deterministic:
 // the same sources and lockfile give the same bytes (checked by scripts/check-drift.mjs).
 import { deflateRawSync } from "node:zlib";
 import * as esbuild from "esbuild";
@@ -99,12 +100,25 @@ export async function build(outFile = path.join(ROOT, "dist", "vista-viewer.js")
   if (workerSource.length > wasmBase64.length / 2) {
     throw new Error("the layout worker still embeds Graphviz's WASM: the @viz-js/viz patch did not apply");
   }
+  // The PDF chunk: an IIFE assigning `var __vistaChunk = { renderPdf }`, inflated and run by
+  // src/chunk.ts on the first PDF export, so page loads neither parse nor evaluate jsPDF and svg2pdf.js.
+  const pdf = await esbuild.build({
+    ...common,
+    entryPoints: ["src/view/pdf.ts"],
+    globalName: "__vistaChunk",
+    plugins: [optionalJsPdfDeps],
+  });
+  // Deflate + base64 like the WASM: a plain string literal is quick for the page to scan, where
+  // the chunk as a (template) literal of code took V8 ~10 ms to parse; the page's gzip gains
+  // about as much on the code as deflate does, so the page stays the same size.
+  const pdfBase64 = deflateRawSync(Buffer.from(pdf.outputFiles[0].text, "utf8"), { level: 9 }).toString("base64");
+  const texts = { "layout-worker": workerSource, "graphviz-wasm": wasmBase64, "pdf-chunk": pdfBase64 };
   const workerModule = {
-    name: "layout-worker-source",
+    name: "embedded-texts",
     setup(b) {
-      b.onResolve({ filter: /^vista:(layout-worker|graphviz-wasm)$/ }, (args) => ({ path: args.path.slice(6), namespace: "vista" }));
+      b.onResolve({ filter: /^vista:(layout-worker|graphviz-wasm|pdf-chunk)$/ }, (args) => ({ path: args.path.slice(6), namespace: "vista" }));
       b.onLoad({ filter: /.*/, namespace: "vista" }, (args) => ({
-        contents: `export default ${JSON.stringify(args.path === "layout-worker" ? workerSource : wasmBase64)};`,
+        contents: `export default ${JSON.stringify(texts[args.path])};`,
         loader: "js",
       }));
     },
@@ -115,7 +129,7 @@ export async function build(outFile = path.join(ROOT, "dist", "vista-viewer.js")
     loader: { ".css": "text" },
     define: { __VISTA_VERSION__: JSON.stringify(pkg.version) },
     banner: { js: `/*! Vista viewer ${pkg.version}: built from frontend/ by \`npm run build\`; do not edit. */` },
-    plugins: [workerModule, optionalJsPdfDeps],
+    plugins: [workerModule],
   });
   const text = main.outputFiles[0].text;
   await mkdir(path.dirname(outFile), { recursive: true });

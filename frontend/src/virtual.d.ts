@@ -16,3 +16,9 @@ declare module "vista:graphviz-wasm" {
   const base64: string;
   export default base64;
 }
+
+declare module "vista:pdf-chunk" {
+  /** The PDF chunk (src/view/pdf.ts with jsPDF and svg2pdf.js): its JavaScript, deflate-compressed, as base64. */
+  const source: string;
+  export default source;
+}

@@ -146,6 +146,29 @@ def test_under_a_policy_refusing_blob_scripts_and_workers(documents: Documents, 
     watch.console_errors.clear()
 
 
+def test_under_a_policy_refusing_eval(documents: Documents, watch: Watch, open_html: Callable[..., Page]) -> None:
+    # eval refused, blob: scripts and workers and WebAssembly allowed: the loader runs the bundle
+    # as a blob: script, and every layout (the first view too) runs in the worker.
+    doc = documents("cnn")
+    csp = ("<meta http-equiv=\"Content-Security-Policy\" "
+           "content=\"script-src 'unsafe-inline' blob: 'wasm-unsafe-eval'; worker-src blob:\">")
+    html = render_html(doc, depth=2).replace('<meta charset="utf-8">', '<meta charset="utf-8">' + csp, 1)
+    viewer = Viewer(open_html(html))
+    viewer.wait_ready()
+    expected = ex.view_at_depth(doc, 2)
+    viewer.wait_for_view(expected.nodes, expected.boxes)
+    viewer.click_action("expand-all")
+    full = ex.full_view(doc)
+    viewer.wait_for_view(full.nodes, full.boxes)
+    # The PDF code, carried as text, runs as a blob: script when eval is refused.
+    head = viewer.page.eval_on_selector(
+        "[data-vista=root]",
+        "async r => new TextDecoder().decode((await (await r.vistaHandle.exportPDF()).arrayBuffer()).slice(0, 5))")
+    assert head == "%PDF-"
+    assert all("eval" in e for e in watch.console_errors), watch.console_errors
+    watch.console_errors.clear()
+
+
 def test_jupyterlab_dark_theme_is_followed(documents: Documents, open_viewer: OpenPage) -> None:
     viewer = open_viewer(documents("mlp"), color_scheme="light")
     assert viewer.page.get_attribute(viewer.root, "data-theme") == "light"

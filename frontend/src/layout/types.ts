@@ -75,11 +75,14 @@ export interface LayoutResult {
 }
 
 /**
- * Page -> worker. `wasm` comes first: Graphviz's WebAssembly compiled by the page (or its bytes
- * where a compiled module cannot be posted); layouts sent before it wait for it.
+ * Page -> layout service (in the worker, or on the page). `wasm` comes first: Graphviz's
+ * WebAssembly, either as the bundle carries it (deflate + base64 text, compiled by the
+ * service) or compiled already (the module the page's service compiled, handed to the
+ * worker); layouts sent before Graphviz is ready wait for it.
  */
 export type ToWorker =
-  | { readonly type: "wasm"; readonly wasm: WebAssembly.Module | Uint8Array<ArrayBuffer> }
+  | { readonly type: "wasm"; readonly base64: string }
+  | { readonly type: "wasm"; readonly module: WebAssembly.Module }
   | { readonly type: "layout"; readonly requestId: number; readonly graph: LayoutGraph };
 
 /** Worker -> page. */
@@ -89,7 +92,9 @@ export type FromWorker =
       /** When the layout code started running and when Graphviz was ready (epoch ms). */
       readonly timings?: { readonly started: number; readonly compiled: number };
     }
-  /** The worker could not receive the compiled module (it arrived as a `messageerror`): send bytes. */
+  /** The page's service compiled Graphviz: the module, for the worker started later. */
+  | { readonly type: "module"; readonly module: WebAssembly.Module }
+  /** The worker could not receive the compiled module (it arrived as a `messageerror`): send the text. */
   | { readonly type: "wasm-refused" }
   | { readonly type: "result"; readonly requestId: number; readonly result: LayoutResult }
   | { readonly type: "error"; readonly requestId: number; readonly message: string };

@@ -1,24 +1,22 @@
 /**
- * Page side of Graphviz's WebAssembly: the bytes are embedded in the bundle deflate-compressed,
- * as base64 text (cheap to parse; inflated only when needed) and compiled once per page with
- * `WebAssembly.compile`, which runs off the main thread. The compiled module is posted to the
- * layout worker, so the worker never parses or compiles the WASM itself.
+ * Graphviz's WebAssembly, on the side that runs Graphviz (the layout worker, or the page where
+ * there is no worker). The bundle carries it deflate-compressed as base64 text (see
+ * scripts/build.mjs); the page posts that text to the worker as soon as the worker exists, and
+ * the worker decodes, inflates and compiles it itself (streaming where the browser can), so
+ * none of this waits for or occupies the page's main thread.
  */
-import wasmBase64 from "vista:graphviz-wasm";
+import { base64Bytes, inflateRaw } from "../bytes";
 
-let compiled: Promise<WebAssembly.Module> | null = null;
-
-/** Graphviz's WASM bytes: the embedded base64 is deflate-compressed WASM (see scripts/build.mjs). */
-export async function graphvizWasmBytes(): Promise<Uint8Array<ArrayBuffer>> {
-  const raw = atob(wasmBase64);
-  const packed = new Uint8Array(raw.length);
-  for (let i = 0; i < raw.length; i++) packed[i] = raw.charCodeAt(i);
-  const stream = new Blob([packed]).stream().pipeThrough(new DecompressionStream("deflate-raw"));
-  return new Uint8Array(await new Response(stream).arrayBuffer());
-}
-
-/** The compiled Graphviz module, started on the first call and shared afterwards. */
-export function compileGraphviz(): Promise<WebAssembly.Module> {
-  if (compiled === null) compiled = graphvizWasmBytes().then((bytes) => WebAssembly.compile(bytes));
-  return compiled;
+/** Compiles the embedded (deflate + base64) WASM, compiling while it inflates where possible. */
+export async function compileGraphviz(base64: string): Promise<WebAssembly.Module> {
+  const bytes = base64Bytes(base64);
+  if (typeof WebAssembly.compileStreaming === "function") {
+    try {
+      const response = new Response(inflateRaw(bytes), { headers: { "Content-Type": "application/wasm" } });
+      return await WebAssembly.compileStreaming(response);
+    } catch {
+      // Some engines refuse a constructed Response: compile from the bytes below.
+    }
+  }
+  return WebAssembly.compile(await new Response(inflateRaw(bytes)).arrayBuffer());
 }

@@ -1,7 +1,8 @@
 /**
  * Entry point of the layout worker bundle (built separately and embedded in the viewer as
- * text). In a Worker it listens on `self`; run on the page as the fallback it is evaluated
- * with a `__vistaLayoutHost` parameter and connects to that instead.
+ * text). In a Worker it listens on `self`; run on the page (for the first view, and where
+ * there is no worker) it is evaluated with a `__vistaLayoutHost` parameter and connects to
+ * that instead.
  */
 import { createLayoutService } from "./service";
 import type { FromWorker, ToWorker } from "./types";
@@ -20,10 +21,10 @@ interface WorkerScope {
 }
 
 if (typeof __vistaLayoutHost !== "undefined") {
-  __vistaLayoutHost.connect((post) => createLayoutService(post));
+  __vistaLayoutHost.connect((post) => createLayoutService(post, { onPage: true }));
 } else {
   const scope = self as unknown as WorkerScope;
-  const handle = createLayoutService((message) => scope.postMessage(message));
+  const handle = createLayoutService((message) => scope.postMessage(message), { onPage: false });
   scope.onmessage = (event) => handle(event.data);
   scope.onmessageerror = () => scope.postMessage({ type: "wasm-refused" });
 }

@@ -1,10 +1,12 @@
 /**
  * Export of the current view (the whole graph at its current open/closed state) as a
  * standalone SVG, a PNG raster of it, and a vector PDF (jsPDF + svg2pdf.js: real paths and
- * text, not a picture).
+ * text, not a picture). The PDF code is a separate chunk (`pdf.ts`) carried as text and run on
+ * the first PDF export.
  */
-import { jsPDF } from "jspdf";
-import { svg2pdf } from "svg2pdf.js";
+import pdfSource from "vista:pdf-chunk";
+import { loadChunk } from "../chunk";
+import type * as PdfChunk from "./pdf";
 
 const SVG_NS = "http://www.w3.org/2000/svg";
 const MARGIN = 16;
@@ -104,16 +106,27 @@ export async function exportPdf(src: ExportSource): Promise<Blob> {
   const k = Math.min(1, MAX_PDF_SIDE / w, MAX_PDF_SIDE / h);
   const pw = w * k;
   const ph = h * k;
-  const pdf = new jsPDF({ orientation: pw > ph ? "landscape" : "portrait", unit: "pt", format: [pw, ph], compress: true });
+  const { renderPdf } = await loadPdfChunk();
   // svg2pdf reads computed styles: the copy must be in the document while it is converted.
   const holder = document.createElement("div");
   holder.style.cssText = "position:absolute;left:-100000px;top:0;width:0;height:0;overflow:hidden";
   holder.appendChild(svg);
   document.body.appendChild(holder);
   try {
-    await svg2pdf(svg, pdf, { x: 0, y: 0, width: pw, height: ph });
+    return await renderPdf(svg, pw, ph);
   } finally {
     holder.remove();
   }
-  return pdf.output("blob");
+}
+
+let pdfChunk: Promise<typeof PdfChunk> | null = null;
+
+function loadPdfChunk(): Promise<typeof PdfChunk> {
+  if (pdfChunk === null) {
+    pdfChunk = loadChunk<typeof PdfChunk>(pdfSource, "vista-pdf.js");
+    pdfChunk.catch(() => {
+      pdfChunk = null;
+    });
+  }
+  return pdfChunk;
 }

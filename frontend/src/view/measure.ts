@@ -23,11 +23,17 @@ export function createMeasure(): Measure {
   if (context === null) return estimateText;
   const ctx = context;
   const cache = new Map<string, number>();
+  let font = "";
   return (text, size, weight = 400) => {
     const key = `${weight}|${size}|${text}`;
     let width = cache.get(key);
     if (width === undefined) {
-      ctx.font = `${weight} ${size}px ${FONT_FAMILY}`;
+      const wanted = `${weight} ${size}px ${FONT_FAMILY}`;
+      // Setting the font parses it (and resolves the family) every time: only when it changes.
+      if (wanted !== font) {
+        ctx.font = wanted;
+        font = wanted;
+      }
       width = ctx.measureText(text).width;
       cache.set(key, width);
     }
