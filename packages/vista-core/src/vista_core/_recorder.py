@@ -159,7 +159,7 @@ _Tensor = torch.Tensor
 _Size = torch.Size
 _get_ident = threading.get_ident
 _CONTAINERS = (list, tuple, dict)
-_SCALARS = (int, bool, type(None))  # repr() is their description (bool is an int)
+_SCALARS = (int, float, type(None))  # repr() is their description (a bool is an int)
 
 
 class Recorder(TorchFunctionMode):
@@ -330,13 +330,13 @@ class Recorder(TorchFunctionMode):
                 else:
                     arguments.append((None, describe(a, tensor_name)))
             for k, v in kwargs.items():
-                arguments.append((k, describe(v, tensor_name)))
+                arguments.append((k, short_text(repr(v)) if isinstance(v, _SCALARS) else describe(v, tensor_name)))
         else:
             for a in args:
                 arguments.append((None, short_text(repr(a)) if isinstance(a, _SCALARS)
                                   else describe(a, _unlisted_tensor)))
             for k, v in kwargs.items():
-                arguments.append((k, describe(v, _unlisted_tensor)))
+                arguments.append((k, short_text(repr(v)) if isinstance(v, _SCALARS) else describe(v, _unlisted_tensor)))
         produced = outs
         if mutated:
             produced = outs + [t for t in mutated if not any(t is o for o in outs)]
