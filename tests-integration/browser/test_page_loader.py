@@ -109,18 +109,25 @@ def test_without_decompression_stream_the_page_says_why(documents: Callable[[str
     assert page.query_selector(".vista-viewer") is None
 
 
+def _loaded_under_policy(doc: dict[str, Any], policy: str, with_bundle: Callable[[bytes], None],
+                         open_html: Callable[..., Page]) -> Page:
+    """The page of ``doc`` with the recording bundle, under the Content-Security-Policy
+    ``policy``, once the loader has mounted the viewer exactly once."""
+    with_bundle(RECORDING_BUNDLE)
+    meta = f'<meta http-equiv="Content-Security-Policy" content="{policy}">'
+    page = open_html(render_html(doc).replace('<meta charset="utf-8">', '<meta charset="utf-8">' + meta, 1))
+    page.wait_for_selector(".vista-viewer[data-state=ready]", state="attached")
+    assert len(_calls(page)) == 1
+    return page
+
+
 def test_the_bundle_is_evaluated_without_a_blob_script(
     documents: Callable[[str], dict[str, Any]], watch: Watch, with_bundle: Callable[[bytes], None],
     open_html: Callable[..., Page],
 ) -> None:
     # Notebook front ends may refuse blob: scripts; the loader evaluates the bundle directly
     # (faster to start than a script element), so nothing is refused and nothing is logged.
-    with_bundle(RECORDING_BUNDLE)
-    csp = "<meta http-equiv=\"Content-Security-Policy\" content=\"script-src 'unsafe-inline' 'unsafe-eval'\">"
-    html = render_html(documents("mlp")).replace('<meta charset="utf-8">', '<meta charset="utf-8">' + csp, 1)
-    page = open_html(html)
-    page.wait_for_selector(".vista-viewer[data-state=ready]", state="attached")
-    assert len(_calls(page)) == 1
+    page = _loaded_under_policy(documents("mlp"), "script-src 'unsafe-inline' 'unsafe-eval'", with_bundle, open_html)
     assert page.query_selector("script[data-vista=code]") is None
     assert watch.console_errors == []
 
@@ -129,12 +136,7 @@ def test_a_policy_refusing_eval_falls_back_to_a_blob_script(
     documents: Callable[[str], dict[str, Any]], watch: Watch, with_bundle: Callable[[bytes], None],
     open_html: Callable[..., Page],
 ) -> None:
-    with_bundle(RECORDING_BUNDLE)
-    csp = "<meta http-equiv=\"Content-Security-Policy\" content=\"script-src 'unsafe-inline' blob:\">"
-    html = render_html(documents("mlp")).replace('<meta charset="utf-8">', '<meta charset="utf-8">' + csp, 1)
-    page = open_html(html)
-    page.wait_for_selector(".vista-viewer[data-state=ready]", state="attached")
-    assert len(_calls(page)) == 1
+    page = _loaded_under_policy(documents("mlp"), "script-src 'unsafe-inline' blob:", with_bundle, open_html)
     assert page.query_selector("script[data-vista=code]") is not None
     # Chromium may report the refused eval on the console; nothing else may appear.
     assert all("eval" in e for e in watch.console_errors), watch.console_errors

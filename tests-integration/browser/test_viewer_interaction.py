@@ -127,12 +127,11 @@ def test_without_web_workers_the_layout_runs_on_the_page(documents: Documents,
     viewer.wait_for_view(expected.nodes, expected.boxes)
 
 
-def test_under_a_policy_refusing_blob_scripts_and_workers(documents: Documents, watch: Watch,
-                                                          open_html: Callable[..., Page]) -> None:
-    # Notebook front ends may forbid blob: scripts and workers; eval stays allowed.
-    doc = documents("cnn")
-    csp = "<meta http-equiv=\"Content-Security-Policy\" content=\"script-src 'unsafe-inline' 'unsafe-eval'\">"
-    html = render_html(doc, depth=2).replace('<meta charset="utf-8">', '<meta charset="utf-8">' + csp, 1)
+def _explore_under_policy(doc: dict[str, Any], policy: str, open_html: Callable[..., Page]) -> Viewer:
+    """Open ``doc``'s page under the Content-Security-Policy ``policy``: its depth-2 view, then
+    Expand all, must be drawn."""
+    meta = f'<meta http-equiv="Content-Security-Policy" content="{policy}">'
+    html = render_html(doc, depth=2).replace('<meta charset="utf-8">', '<meta charset="utf-8">' + meta, 1)
     viewer = Viewer(open_html(html))
     viewer.wait_ready()
     expected = ex.view_at_depth(doc, 2)
@@ -140,6 +139,13 @@ def test_under_a_policy_refusing_blob_scripts_and_workers(documents: Documents, 
     viewer.click_action("expand-all")
     full = ex.full_view(doc)
     viewer.wait_for_view(full.nodes, full.boxes)
+    return viewer
+
+
+def test_under_a_policy_refusing_blob_scripts_and_workers(documents: Documents, watch: Watch,
+                                                          open_html: Callable[..., Page]) -> None:
+    # Notebook front ends may forbid blob: scripts and workers; eval stays allowed.
+    _explore_under_policy(documents("cnn"), "script-src 'unsafe-inline' 'unsafe-eval'", open_html)
     # The only console errors are the policy's refusals of blob: URLs.
     assert watch.console_errors
     assert all("Content Security Policy" in e and "blob:" in e for e in watch.console_errors), watch.console_errors
@@ -149,17 +155,8 @@ def test_under_a_policy_refusing_blob_scripts_and_workers(documents: Documents, 
 def test_under_a_policy_refusing_eval(documents: Documents, watch: Watch, open_html: Callable[..., Page]) -> None:
     # eval refused, blob: scripts and workers and WebAssembly allowed: the loader runs the bundle
     # as a blob: script, and every layout (the first view too) runs in the worker.
-    doc = documents("cnn")
-    csp = ("<meta http-equiv=\"Content-Security-Policy\" "
-           "content=\"script-src 'unsafe-inline' blob: 'wasm-unsafe-eval'; worker-src blob:\">")
-    html = render_html(doc, depth=2).replace('<meta charset="utf-8">', '<meta charset="utf-8">' + csp, 1)
-    viewer = Viewer(open_html(html))
-    viewer.wait_ready()
-    expected = ex.view_at_depth(doc, 2)
-    viewer.wait_for_view(expected.nodes, expected.boxes)
-    viewer.click_action("expand-all")
-    full = ex.full_view(doc)
-    viewer.wait_for_view(full.nodes, full.boxes)
+    viewer = _explore_under_policy(documents("cnn"), "script-src 'unsafe-inline' blob: 'wasm-unsafe-eval'; "
+                                   "worker-src blob:", open_html)
     # The PDF code, carried as text, runs as a blob: script when eval is refused.
     head = viewer.page.eval_on_selector(
         "[data-vista=root]",
