@@ -136,9 +136,13 @@ def test_expand_all_and_collapse_all(name: str, documents: Documents, open_viewe
     assert full.boxes == {}
     assert full.nodes == {n["id"] for n in doc["nodes"]}
     viewer.wait_for_view(full.nodes, full.boxes)
+    depth_input = viewer.sel('input[data-control="depth"]')
+    # The depth box follows: the depth at which everything is open (deepest module + 1).
+    assert viewer.page.input_value(depth_input) == str(max(ex.module_depths(doc).values()) + 1)
     viewer.click_action("collapse-all")
     start = ex.view_at_depth(doc, 1)
     viewer.wait_for_view(start.nodes, start.boxes)
+    assert viewer.page.input_value(depth_input) == "1"
 
 
 def test_depth_control(documents: Documents, open_viewer: OpenPage) -> None:

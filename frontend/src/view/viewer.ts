@@ -182,8 +182,17 @@ export class Viewer {
   handle(): ViewerHandle {
     return {
       ready: this.ready,
-      expandAll: () => this.change((i, s) => states.expandAll(i, s), { kind: "overview" }),
-      collapseAll: () => this.change((i, s) => states.collapseAll(i, s), { kind: "overview" }),
+      // The depth box shows the depth these states correspond to: everything open, or depth 1.
+      expandAll: () =>
+        this.change((i, s) => {
+          this.chrome.depth.value = String(states.maxDepth(i));
+          return states.expandAll(i, s);
+        }, { kind: "overview" }),
+      collapseAll: () =>
+        this.change((i, s) => {
+          this.chrome.depth.value = "1";
+          return states.collapseAll(i, s);
+        }, { kind: "overview" }),
       setDepth: (d: number) => this.setDepth(d),
       search: (q: string) => (this.index === null ? [] : search(this.index, q).map((h) => h.id)),
       select: (id: string) => this.select(id),
