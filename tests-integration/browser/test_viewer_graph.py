@@ -88,6 +88,32 @@ def test_plus_opens_a_box_and_minus_restores_it(name: str, depth: int, documents
     assert viewer.boxes()[box]["state"] == "collapsed"
 
 
+def test_plus_and_minus_work_from_the_keyboard(documents: Documents, open_viewer: OpenPage) -> None:
+    doc = documents("bert")
+    viewer = open_viewer(doc, depth=1)
+    opened, unfolded = ex.open_at_depth(doc, 1)
+    start = ex.view(doc, opened, unfolded)
+    viewer.wait_for_view(start.nodes, start.boxes)
+    box = _openable(doc, 1)[0]
+    toggle = viewer.sel(f'g.vista-module[data-id="{box}"] [data-action="toggle"]')
+    # Reached with Tab from the search box at the end of the toolbar: toggles are in the Tab order.
+    viewer.page.focus(viewer.sel('input[data-control="search"]'))
+    for _ in range(60):
+        viewer.page.keyboard.press("Tab")
+        if viewer.page.eval_on_selector(toggle, "e => e === document.activeElement"):
+            break
+    else:
+        pytest.fail(f"Tab never reached the toggle of {box}")
+    viewer.page.keyboard.press("Enter")
+    after = ex.view(doc, opened | {box}, unfolded)
+    viewer.wait_for_view(after.nodes, after.boxes)
+    # The redrawn box's toggle has the focus again, so Space closes it.
+    assert viewer.page.eval_on_selector(toggle, "e => e === document.activeElement")
+    viewer.page.keyboard.press(" ")
+    viewer.wait_for_view(start.nodes, start.boxes)
+    assert viewer.boxes()[box]["state"] == "collapsed"
+
+
 def test_opened_box_stays_where_it_was_on_screen(documents: Documents, open_viewer: OpenPage) -> None:
     doc = documents("bert")
     viewer = open_viewer(doc, depth=2)

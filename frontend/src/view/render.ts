@@ -383,6 +383,7 @@ function drawToggle(el: G, r: Rect, sign: "+" | "−", palette: Palette): void {
     .append("g")
     .attr("data-action", "toggle")
     .attr("role", "button")
+    .attr("tabindex", 0) // reachable with Tab; Enter or Space toggles (see viewer.ts)
     .attr("cursor", "pointer")
     .attr("aria-label", sign === "+" ? "open" : "close");
   t.append("rect")

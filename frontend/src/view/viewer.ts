@@ -497,6 +497,19 @@ export class Viewer {
       if (target.closest('[data-action="toggle"]') !== null) void this.toggle(id);
       else this.pick(id);
     });
+    c.svg.addEventListener("keydown", (event) => {
+      // A focused +/− (they are in the Tab order) toggles with Enter or Space, and keeps the
+      // focus on its box's toggle once the graph is redrawn.
+      if (event.key !== "Enter" && event.key !== " ") return;
+      const target = event.target as Element;
+      const id = target.closest('[data-action="toggle"]')?.closest("g.vista-module")?.getAttribute("data-id");
+      if (id === null || id === undefined) return;
+      event.preventDefault();
+      void this.toggle(id).then(() => {
+        const again = c.svg.querySelector<SVGGElement>(`g.vista-module[data-id="${CSS.escape(id)}"] [data-action="toggle"]`);
+        again?.focus();
+      });
+    });
     c.svg.addEventListener("dblclick", (event) => {
       const owner = (event.target as Element).closest("g.vista-module");
       const id = owner?.getAttribute("data-id");
