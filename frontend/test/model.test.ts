@@ -2,7 +2,7 @@ import { describe, expect, it } from "vitest";
 import { DocumentError, readDocument } from "../src/model/document";
 import { formatCount, formatShape, formatShapes } from "../src/model/format";
 import { search } from "../src/model/search";
-import { collapseAll, expandAll, reveal, stateAtDepth, toggle } from "../src/model/state";
+import { collapseAll, expandAll, refold, reveal, stateAtDepth, toggle } from "../src/model/state";
 import { computeVisibleGraph } from "../src/model/visible";
 import { fixture, stackedBlocks } from "./helpers";
 
@@ -106,6 +106,26 @@ describe("visible graph", () => {
     const unfolded = computeVisibleGraph(index, toggle(index, folded, "m1"));
     expect([...unfolded.items.values()].filter((i) => i.type === "box")).toHaveLength(24);
     expect(unfolded.edges.map((e) => e.id)).toContain("m1>m3");
+  });
+
+  it("refold folds an unfolded run back from any of its calls, keeping what was open inside", () => {
+    const index = readDocument(stackedBlocks(4));
+    const unfolded = toggle(index, stateAtDepth(index, 1, ALL), "m1");
+    const members = index.folds.get("m1")?.modules ?? [];
+    expect(members).toHaveLength(4);
+    const third = members[2] as string;
+    const opened = toggle(index, unfolded, third);
+    const v = computeVisibleGraph(index, opened);
+    // Every call of the unfolded run offers to fold the 4 back (boxes and open ones alike).
+    expect(v.items.get(members[0] as string)).toMatchObject({ type: "box", repeat: 1, run: 4 });
+    expect(v.containers.get(third)?.run).toBe(4);
+    const back = refold(index, opened, third);
+    expect(computeVisibleGraph(index, back).items.get("m1")).toMatchObject({ type: "box", repeat: 4, run: 0 });
+    // Unfolding again restores the open call.
+    expect(computeVisibleGraph(index, toggle(index, back, "m1")).containers.has(third)).toBe(true);
+    // A call outside any run, or a run already folded, is left as it is.
+    expect(refold(index, back, "m1")).toBe(back);
+    expect(refold(index, opened, "m0")).toBe(opened);
   });
 
   it("depth unfolds a run once its calls are open; collapseAll folds it again", () => {

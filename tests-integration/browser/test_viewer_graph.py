@@ -152,6 +152,24 @@ def test_repeated_blocks_are_folded_and_unfold(name: str, documents: Documents, 
     assert set(after.boxes) >= set(members)
     viewer.wait_for_view(after.nodes, after.boxes)
 
+    # Every call of the unfolded run has a "×N" button that folds the run back; open one call
+    # first, then fold from the last one.
+    last = members[-1]
+    for member in members:
+        button = viewer.sel(f'g.vista-module[data-id="{member}"] > [data-action="fold"] text')
+        assert viewer.page.text_content(button).strip() == f"×{len(members)}"
+    viewer.click_action("fit")  # the 24 blocks of GPT-2 are taller than the window
+    viewer.click_toggle(members[1])
+    inner = ex.view(doc, opened | {members[1]}, unfolded | {key})
+    viewer.wait_for_view(inner.nodes, inner.boxes)
+    viewer.click_action("fit")
+    viewer.page.click(viewer.sel(f'g.vista-module[data-id="{last}"] > [data-action="fold"]'))
+    viewer.wait_for_view(start.nodes, start.boxes)
+    assert viewer.page.get_attribute(folded, "data-repeat") == str(len(members))
+    # Unfolding again restores the call that was open.
+    viewer.click_toggle(key)
+    viewer.wait_for_view(inner.nodes, inner.boxes)
+
 
 @pytest.mark.parametrize("name", ["mlp", "bert", "gpt2"])
 def test_expand_all_and_collapse_all(name: str, documents: Documents, open_viewer: OpenPage) -> None:

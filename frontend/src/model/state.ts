@@ -73,6 +73,18 @@ export function toggle(index: GraphIndex, state: ViewState, id: string): ViewSta
   return { ...state, open };
 }
 
+/**
+ * Folds the unfolded run that module `id` belongs to back into its "×N" box. Its calls keep
+ * their open state, so unfolding it again restores them.
+ */
+export function refold(index: GraphIndex, state: ViewState, id: string): ViewState {
+  const key = index.foldOf.get(id);
+  if (key === undefined || !state.unfolded.has(key)) return state;
+  const unfolded = new Set(state.unfolded);
+  unfolded.delete(key);
+  return { ...state, unfolded };
+}
+
 /** Whether the box `id` is currently a folded "×N" box. */
 export function isFolded(index: GraphIndex, state: ViewState, id: string): boolean {
   return index.folds.has(id) && !state.unfolded.has(id);

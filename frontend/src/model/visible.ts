@@ -30,6 +30,8 @@ export interface VisibleBox {
   readonly failed: boolean;
   /** Total parameters of the members. */
   readonly numParams: number;
+  /** N when this call belongs to an unfolded run of N identical calls (it can be folded back), else 0. */
+  readonly run: number;
 }
 
 export type VisibleItem = VisibleNode | VisibleBox;
@@ -41,6 +43,8 @@ export interface VisibleContainer {
   /** Drawn nodes, boxes and open child modules, in execution order. */
   readonly members: readonly string[];
   readonly failed: boolean;
+  /** As VisibleBox.run. */
+  readonly run: number;
 }
 
 export interface VisibleEdge {
@@ -73,6 +77,10 @@ export function computeVisibleGraph(index: GraphIndex, state: ViewState): Visibl
   const boxes = new Map<string, VisibleBox>();
   const containers = new Map<string, { id: string; module: ModuleCall; parent: string | null; members: string[] }>();
   const failedModules = failedModuleSet(index);
+  const runOf = (id: string): number => {
+    const key = index.foldOf.get(id);
+    return key !== undefined && state.unfolded.has(key) ? (index.folds.get(key)?.modules.length ?? 0) : 0;
+  };
 
   const makeBox = (id: string, container: string | null): void => {
     if (boxes.has(id)) return;
@@ -90,6 +98,7 @@ export function computeVisibleGraph(index: GraphIndex, state: ViewState): Visibl
       container,
       failed: members.some((m) => failedModules.has(m)),
       numParams,
+      run: members.length > 1 ? 0 : runOf(id),
     });
   };
 
@@ -191,7 +200,7 @@ export function computeVisibleGraph(index: GraphIndex, state: ViewState): Visibl
 
   const finalContainers = new Map<string, VisibleContainer>();
   for (const c of containers.values()) {
-    finalContainers.set(c.id, { ...c, failed: failedModules.has(c.id) });
+    finalContainers.set(c.id, { ...c, failed: failedModules.has(c.id), run: runOf(c.id) });
   }
   return {
     root: containers.has(index.root) ? index.root : null,

@@ -23,9 +23,21 @@ export interface Look {
   readonly lines: readonly TextLine[];
   /** Room kept on the right for the +/− toggle (boxes only). */
   readonly toggle: boolean;
+  /** N: room kept left of the toggle for the "fold the N calls back" button; 0: none. */
+  readonly fold: number;
 }
 
 export const TOGGLE_SIZE = 16;
+
+/** Width of the fold-back button of a call in an unfolded run of `n` calls ("×24"). */
+export function foldButtonWidth(n: number): number {
+  return n > 0 ? 14 + 7 * String(n).length : 0;
+}
+
+/** Room the header of a box keeps right of its text: the toggle, and the fold-back button. */
+function controlsWidth(fold: number): number {
+  return TOGGLE_SIZE + (fold > 0 ? foldButtonWidth(fold) + 4 : 0);
+}
 export const HEADER_HEIGHT = 40;
 const MAX_CHARS = 44;
 
@@ -66,7 +78,7 @@ function nodeLook(item: VisibleNode, measure: Measure): Look {
   const pad = shape === "input" || shape === "output" ? 28 : shape === "constant" ? 26 : 20;
   const height = lines.length > 1 ? 36 : 26;
   const min = shape === "constant" ? 36 : 52;
-  return { shape, width: Math.max(min, widthOf(lines, measure) + pad), height, lines, toggle: false };
+  return { shape, width: Math.max(min, widthOf(lines, measure) + pad), height, lines, toggle: false, fold: 0 };
 }
 
 function boxLook(box: VisibleBox, index: { paths: readonly string[] }, measure: Measure): Look {
@@ -76,8 +88,8 @@ function boxLook(box: VisibleBox, index: { paths: readonly string[] }, measure: 
   const last = index.paths[index.paths.length - 1] ?? m.path;
   const path = box.repeat > 1 ? `${first} … ${last}` : m.path === "" ? "(model)" : m.path;
   const lines = [line(title, 12, 700), line(path, 10.5, 400, true), line(paramText(box.numParams), 10, 400, true)];
-  const width = Math.max(90, widthOf(lines, measure) + 24 + TOGGLE_SIZE + 6);
-  return { shape: "box", width, height: 54, lines, toggle: true };
+  const width = Math.max(90, widthOf(lines, measure) + 24 + controlsWidth(box.run) + 6);
+  return { shape: "box", width, height: 54, lines, toggle: true, fold: box.run };
 }
 
 export function itemLook(item: VisibleItem, paths: (ids: readonly string[]) => string[], measure: Measure): Look {
@@ -89,5 +101,5 @@ export function headerLook(c: VisibleContainer, measure: Measure): { lines: Text
   const m = c.module;
   const sub = [m.path === "" ? "(model)" : m.path, paramText(m.num_params)].join(" · ");
   const lines = [line(m.class_name, 12, 700), line(sub, 10.5, 400, true, 72)];
-  return { lines, minWidth: widthOf(lines, measure) + 24 + TOGGLE_SIZE + 10 };
+  return { lines, minWidth: widthOf(lines, measure) + 24 + controlsWidth(c.run) + 10 };
 }

@@ -8,7 +8,7 @@ import { select, type Selection } from "d3-selection";
 import { formatShapes } from "../model/format";
 import type { VisibleGraph } from "../model/visible";
 import type { LayoutResult, Point, Rect } from "../layout/types";
-import { TOGGLE_SIZE, type Look, type TextLine } from "./looks";
+import { foldButtonWidth, TOGGLE_SIZE, type Look, type TextLine } from "./looks";
 import { FONT_FAMILY, LABEL_FAMILY } from "./measure";
 import type { Palette } from "./theme";
 
@@ -127,7 +127,7 @@ export class GraphRenderer {
       if (r === undefined) continue;
       const depth = input.depthOf(c.id);
       const lines = input.headers.get(c.id) ?? [];
-      const key = `${r.width}|${r.height}|${depth}|${c.failed}|${lines.map((l) => l.text).join("|")}`;
+      const key = `${r.width}|${r.height}|${depth}|${c.failed}|${c.run}|${lines.map((l) => l.text).join("|")}`;
       let kept = this.containers.get(c.id);
       if (kept === undefined || kept.key !== key) {
         kept?.el.remove();
@@ -149,6 +149,7 @@ export class GraphRenderer {
           .attr("stroke-width", c.failed ? 1.6 : 1);
         drawLines(el, lines, 12, 8, "start", palette.text, palette);
         drawToggle(el, local, "−", palette);
+        if (c.run > 0) drawFoldBack(el, local, c.run, palette);
         kept = { el: el.node() as SVGGElement, key, position: "" };
       }
       const position = translate(r);
@@ -247,7 +248,7 @@ export class GraphRenderer {
       if (r === undefined || look === undefined) continue;
       const key =
         `${item.type}|${look.shape}|${look.width}|${look.height}|${item.failed}|` +
-        (item.type === "box" ? `${item.repeat}|` : `${item.node.kind}|`) +
+        (item.type === "box" ? `${item.repeat}|${look.fold}|` : `${item.node.kind}|`) +
         look.lines.map((l) => l.text).join("|");
       let kept = this.items.get(item.id);
       if (kept === undefined || kept.key !== key) {
@@ -325,6 +326,7 @@ export class GraphRenderer {
       .attr("stroke-width", failed ? 2 : 1.3);
     drawLines(el, look.lines, 10, 7, "start", colors.text, palette);
     drawToggle(el, r, "+", palette);
+    if (look.fold > 0) drawFoldBack(el, r, look.fold, palette);
     return el.node() as SVGGElement;
   }
 
@@ -403,6 +405,39 @@ function drawToggle(el: G, r: Rect, sign: "+" | "−", palette: Palette): void {
     .attr("font-weight", 700)
     .attr("fill", palette.text)
     .text(sign);
+}
+
+/** The "×N" button left of the toggle of a call in an unfolded run: folds the run back. */
+function drawFoldBack(el: G, r: Rect, n: number, palette: Palette): void {
+  const width = foldButtonWidth(n);
+  const x = r.x + r.width - TOGGLE_SIZE - 6 - 4 - width;
+  const y = r.y + 6;
+  const label = `Fold the ${n} identical calls back into one box`;
+  const b = el
+    .append("g")
+    .attr("data-action", "fold")
+    .attr("role", "button")
+    .attr("tabindex", 0)
+    .attr("cursor", "pointer")
+    .attr("aria-label", label);
+  b.append("title").text(label);
+  b.append("rect")
+    .attr("x", x)
+    .attr("y", y)
+    .attr("width", width)
+    .attr("height", TOGGLE_SIZE)
+    .attr("rx", 3)
+    .attr("fill", palette.toggleFill)
+    .attr("stroke", palette.moduleStroke);
+  b.append("text")
+    .attr("x", x + width / 2)
+    .attr("y", y + TOGGLE_SIZE / 2 + 3.5)
+    .attr("text-anchor", "middle")
+    .attr("font-family", FONT_FAMILY)
+    .attr("font-size", 10.5)
+    .attr("font-weight", 700)
+    .attr("fill", palette.text)
+    .text(`×${n}`);
 }
 
 export function pathData(points: readonly Point[]): string {

@@ -228,6 +228,18 @@ export class Viewer {
     await this.change((i, s) => states.toggle(i, s, id), target);
   }
 
+  /** Folds the unfolded run that module `id` belongs to; its "×N" box takes the place of `id`. */
+  private async refold(id: string): Promise<void> {
+    const key = this.index?.foldOf.get(id);
+    const rect = this.layout?.rects[id];
+    const t = this.transform();
+    const target: ViewTarget =
+      key === undefined || rect === undefined
+        ? { kind: "keep" }
+        : { kind: "anchor", anchor: { id: key, screenX: t.applyX(rect.x), screenY: t.applyY(rect.y) } };
+    await this.change((i, s) => states.refold(i, s, id), target);
+  }
+
   private async select(id: string): Promise<void> {
     if (this.index === null || this.state === null) return;
     if (!this.index.nodes.has(id) && !this.index.modules.has(id)) return;
@@ -494,7 +506,8 @@ export class Viewer {
       const owner = target.closest("g.vista-node, g.vista-module");
       const id = owner?.getAttribute("data-id");
       if (owner === null || owner === undefined || id === null || id === undefined) return;
-      if (target.closest('[data-action="toggle"]') !== null) void this.toggle(id);
+      if (target.closest('[data-action="fold"]') !== null) void this.refold(id);
+      else if (target.closest('[data-action="toggle"]') !== null) void this.toggle(id);
       else this.pick(id);
     });
     c.svg.addEventListener("keydown", (event) => {
@@ -502,18 +515,25 @@ export class Viewer {
       // focus on its box's toggle once the graph is redrawn.
       if (event.key !== "Enter" && event.key !== " ") return;
       const target = event.target as Element;
-      const id = target.closest('[data-action="toggle"]')?.closest("g.vista-module")?.getAttribute("data-id");
-      if (id === null || id === undefined) return;
+      const control = target.closest('[data-action="toggle"], [data-action="fold"]');
+      const id = control?.closest("g.vista-module")?.getAttribute("data-id");
+      if (control === null || control === undefined || id === null || id === undefined) return;
       event.preventDefault();
-      void this.toggle(id).then(() => {
-        const again = c.svg.querySelector<SVGGElement>(`g.vista-module[data-id="${CSS.escape(id)}"] [data-action="toggle"]`);
+      const folding = control.getAttribute("data-action") === "fold";
+      // Folding back leaves the run's box, whose id is the run's first call.
+      const focusId = folding ? (this.index?.foldOf.get(id) ?? id) : id;
+      void (folding ? this.refold(id) : this.toggle(id)).then(() => {
+        const again = c.svg.querySelector<SVGGElement>(
+          `g.vista-module[data-id="${CSS.escape(focusId)}"] [data-action="toggle"]`,
+        );
         again?.focus();
       });
     });
     c.svg.addEventListener("dblclick", (event) => {
       const owner = (event.target as Element).closest("g.vista-module");
       const id = owner?.getAttribute("data-id");
-      if (id !== null && id !== undefined && (event.target as Element).closest('[data-action="toggle"]') === null) {
+      const control = (event.target as Element).closest('[data-action="toggle"], [data-action="fold"]');
+      if (id !== null && id !== undefined && control === null) {
         void this.toggle(id);
       }
     });
