@@ -378,66 +378,55 @@ function drawLines(
   }
 }
 
-function drawToggle(el: G, r: Rect, sign: "+" | "−", palette: Palette): void {
-  const x = r.x + r.width - TOGGLE_SIZE - 6;
-  const y = r.y + 6;
-  const t = el
-    .append("g")
-    .attr("data-action", "toggle")
-    .attr("role", "button")
-    .attr("tabindex", 0) // reachable with Tab; Enter or Space toggles (see viewer.ts)
-    .attr("cursor", "pointer")
-    .attr("aria-label", sign === "+" ? "open" : "close");
-  t.append("rect")
-    .attr("x", x)
-    .attr("y", y)
-    .attr("width", TOGGLE_SIZE)
-    .attr("height", TOGGLE_SIZE)
-    .attr("rx", 3)
-    .attr("fill", palette.toggleFill)
-    .attr("stroke", palette.moduleStroke);
-  t.append("text")
-    .attr("x", x + TOGGLE_SIZE / 2)
-    .attr("y", y + TOGGLE_SIZE / 2 + 4.5)
-    .attr("text-anchor", "middle")
-    .attr("font-family", FONT_FAMILY)
-    .attr("font-size", 14)
-    .attr("font-weight", 700)
-    .attr("fill", palette.text)
-    .text(sign);
-}
-
-/** The "×N" button left of the toggle of a call in an unfolded run: folds the run back. */
-function drawFoldBack(el: G, r: Rect, n: number, palette: Palette): void {
-  const width = foldButtonWidth(n);
-  const x = r.x + r.width - TOGGLE_SIZE - 6 - 4 - width;
-  const y = r.y + 6;
-  const label = `Fold the ${n} identical calls back into one box`;
+/** A small labelled button in a box's header (the +/− toggle, the fold-back "×N"). */
+function drawHeaderButton(
+  el: G,
+  at: { x: number; y: number; width: number },
+  action: string,
+  label: string,
+  text: string,
+  fontSize: number,
+  palette: Palette,
+): G {
   const b = el
     .append("g")
-    .attr("data-action", "fold")
+    .attr("data-action", action)
     .attr("role", "button")
-    .attr("tabindex", 0)
+    .attr("tabindex", 0) // reachable with Tab; Enter or Space presses it (see viewer.ts)
     .attr("cursor", "pointer")
     .attr("aria-label", label);
-  b.append("title").text(label);
   b.append("rect")
-    .attr("x", x)
-    .attr("y", y)
-    .attr("width", width)
+    .attr("x", at.x)
+    .attr("y", at.y)
+    .attr("width", at.width)
     .attr("height", TOGGLE_SIZE)
     .attr("rx", 3)
     .attr("fill", palette.toggleFill)
     .attr("stroke", palette.moduleStroke);
   b.append("text")
-    .attr("x", x + width / 2)
-    .attr("y", y + TOGGLE_SIZE / 2 + 3.5)
+    .attr("x", at.x + at.width / 2)
+    .attr("y", at.y + TOGGLE_SIZE / 2 + fontSize / 3)
     .attr("text-anchor", "middle")
     .attr("font-family", FONT_FAMILY)
-    .attr("font-size", 10.5)
+    .attr("font-size", fontSize)
     .attr("font-weight", 700)
     .attr("fill", palette.text)
-    .text(`×${n}`);
+    .text(text);
+  return b;
+}
+
+function drawToggle(el: G, r: Rect, sign: "+" | "−", palette: Palette): void {
+  const at = { x: r.x + r.width - TOGGLE_SIZE - 6, y: r.y + 6, width: TOGGLE_SIZE };
+  drawHeaderButton(el, at, "toggle", sign === "+" ? "open" : "close", sign, 14, palette);
+}
+
+/** The "×N" button left of the toggle of a call in an unfolded run: folds the run back. */
+function drawFoldBack(el: G, r: Rect, n: number, palette: Palette): void {
+  const width = foldButtonWidth(n);
+  const at = { x: r.x + r.width - TOGGLE_SIZE - 6 - 4 - width, y: r.y + 6, width };
+  const label = `Fold the ${n} identical calls back into one box`;
+  const b = drawHeaderButton(el, at, "fold", label, `×${n}`, 10.5, palette);
+  b.insert("title", ":first-child").text(label);
 }
 
 export function pathData(points: readonly Point[]): string {
