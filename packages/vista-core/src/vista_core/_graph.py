@@ -317,6 +317,8 @@ def check_schema_version(version: object) -> None:
 # -- generic (de)serialisation of the frozen dataclasses above ----------------------------
 
 _NO_DEFAULT = object()
+# Types written into JSON as they are.
+_PLAIN = frozenset({str, int, bool, float, type(None)})
 # Per record class: (field name, default value or _NO_DEFAULT) in declaration order.
 _LAYOUTS: dict[type, tuple[tuple[str, object], ...]] = {}
 
@@ -357,9 +359,6 @@ def _to_data(value: object, memo: dict[int, object] | None = None) -> object:
             memo[id(value)] = data
         return data
     return value
-
-
-_PLAIN = frozenset({str, int, bool, float, type(None)})
 
 
 # -- fast construction, for the tracer -------------------------------------------------------

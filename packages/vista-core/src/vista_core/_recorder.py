@@ -24,7 +24,7 @@ from torch.overrides import TorchFunctionMode, resolve_name
 from torch.utils.hooks import RemovableHandle
 
 from ._source import SourceFinder
-from ._values import describe, iter_tensors, short_text
+from ._values import describe, iter_tensors
 
 __all__ = ["CallRec", "Meta", "NodeRec", "Recorder", "meta_text", "tensor_meta"]
 
@@ -159,7 +159,6 @@ _Tensor = torch.Tensor
 _Size = torch.Size
 _get_ident = threading.get_ident
 _CONTAINERS = (list, tuple, dict)
-_SCALARS = (int, float, type(None))  # repr() is their description (a bool is an int)
 
 
 class Recorder(TorchFunctionMode):
@@ -294,61 +293,37 @@ class Recorder(TorchFunctionMode):
 
     def _record_op(self, func: Any, args: tuple[Any, ...], kwargs: dict[str, Any], ins: list[torch.Tensor],
                    versions: list[int], outs: list[torch.Tensor], mutated: list[torch.Tensor]) -> NodeRec:
-        try:
-            name, label = _NAMES[func]
-        except (KeyError, TypeError):
-            name, label = op_names(func)
+        name, label = op_names(func)
         # Sources first, so parameter and constant nodes come before the op that reads them.
-        producers = self.producers
-        sources = []
-        for t, version in zip(ins, versions):
-            entry = producers.get(id(t))
-            if entry is not None and entry[3] == version and entry[0]() is t:
-                sources.append((entry[1], entry[2], entry[4]))
-            else:
-                sources.append(self._source(t, version))
-        nodes = self.nodes
-        index = len(nodes)
-        node = NodeRec(index, "op", name, label, self.stack[-1], self.finder.here())
-        nodes.append(node)
+        sources = [self._source(t, version) for t, version in zip(ins, versions)]
+        node = self._new_node("op", name, label, self.stack[-1], self.finder.here())
+        index = node.index
+        positions: dict[int, int] = {}
+        edges = self.edges
+        for port, (t, (source, source_port, meta)) in enumerate(zip(ins, sources)):
+            positions.setdefault(id(t), port)
+            edges.append((source, source_port, index, port, meta))
+
+        def tensor_name(t: torch.Tensor) -> str:
+            return f"tensor#{positions.get(id(t), '?')}"
+
         arguments = node.arguments
-        if ins:
-            positions: dict[int, int] = {}
-            edges = self.edges
-            for port, (t, (source, source_port, meta)) in enumerate(zip(ins, sources)):
-                positions.setdefault(id(t), port)
-                edges.append((source, source_port, index, port, meta))
-
-            def tensor_name(t: torch.Tensor) -> str:
-                return f"tensor#{positions.get(id(t), '?')}"
-
-            for a in args:
-                if isinstance(a, _Tensor):
-                    arguments.append((None, f"tensor#{positions[id(a)]}"))
-                elif isinstance(a, _SCALARS):
-                    arguments.append((None, short_text(repr(a))))
-                else:
-                    arguments.append((None, describe(a, tensor_name)))
-            for k, v in kwargs.items():
-                arguments.append((k, short_text(repr(v)) if isinstance(v, _SCALARS) else describe(v, tensor_name)))
-        else:
-            for a in args:
-                arguments.append((None, short_text(repr(a)) if isinstance(a, _SCALARS)
-                                  else describe(a, _unlisted_tensor)))
-            for k, v in kwargs.items():
-                arguments.append((k, short_text(repr(v)) if isinstance(v, _SCALARS) else describe(v, _unlisted_tensor)))
+        for a in args:
+            if isinstance(a, _Tensor):
+                arguments.append((None, f"tensor#{positions[id(a)]}"))
+            else:
+                arguments.append((None, describe(a, tensor_name)))
+        for k, v in kwargs.items():
+            arguments.append((k, describe(v, tensor_name)))
         produced = outs
         if mutated:
             produced = outs + [t for t in mutated if not any(t is o for o in outs)]
+        producers = self.producers
         outputs = node.outputs
         for port, t in enumerate(produced):
-            try:
-                meta = (t.shape, t.dtype, t.device, t.requires_grad)
-                version = t._version
-            except Exception:  # noqa: BLE001  # see tensor_meta() and _version()
-                meta, version = tensor_meta(t), _version(t)
+            meta = tensor_meta(t)
             outputs.append(meta)
-            producers[id(t)] = (weakref.ref(t), index, port, version, meta)
+            producers[id(t)] = (weakref.ref(t), index, port, _version(t), meta)
         for t in mutated:
             base = _base(t)
             entry = producers[id(t)]
@@ -427,10 +402,6 @@ class Recorder(TorchFunctionMode):
 
 def _no_tensor(t: torch.Tensor) -> str:
     return "tensor"
-
-
-def _unlisted_tensor(t: torch.Tensor) -> str:
-    return "tensor#?"
 
 
 def _message(exc: BaseException) -> str:

@@ -230,8 +230,7 @@ class _Tensors:
         return found
 
     def many(self, metas: list[Meta]) -> tuple[TensorMeta, ...]:
-        one = self.one
-        return (one(metas[0]),) if len(metas) == 1 else tuple([one(m) for m in metas])
+        return tuple(map(self.one, metas))
 
 
 def _parameter_ids(module: torch.nn.Module, memo: dict[int, dict[int, int]]) -> dict[int, int]:
@@ -250,18 +249,12 @@ def _dtype_text(dtype: Any) -> str:
     return meta_text(dtype, None)[0]
 
 
-_CLASS_NAMES: dict[type, tuple[str, str]] = {}
-
-
 def _module_info(module: Any, memo: dict[int, dict[int, int]]) -> tuple[Any, ...]:
     """(class name, qualified class name, parameters in all, own parameters, own parameter
     records, extra_repr) of a module, or of a plain function traced as the model."""
     cls = type(module)
     if isinstance(module, torch.nn.Module):
-        names = _CLASS_NAMES.get(cls)
-        if names is None:
-            names = _CLASS_NAMES[cls] = (cls.__name__, f"{cls.__module__}.{cls.__qualname__}")
-        class_name, class_qualname = names
+        class_name, class_qualname = cls.__name__, f"{cls.__module__}.{cls.__qualname__}"
         total = sum(_parameter_ids(module, memo).values())
         # The module's own dicts, as named_parameters(recurse=False) and named_buffers(recurse=False)
         # read them (without their generator machinery: this runs once per module call).

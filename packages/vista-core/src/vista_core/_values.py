@@ -123,6 +123,10 @@ def _describe_float(value: float) -> str:
     return repr(value)
 
 
+# Values whose description is their repr() (a bool is an int; nan and inf read the same).
+_SCALARS = (int, float, type(None))
+
+
 def describe(value: Any, tensor_names: Callable[[torch.Tensor], str], depth: int = 0) -> str:
     """A short, deterministic description of an argument value.
 
@@ -130,7 +134,10 @@ def describe(value: Any, tensor_names: Callable[[torch.Tensor], str], depth: int
     objects of unknown types are shown by their type name only (their ``repr`` may be long,
     may raise, or may contain a memory address that would make documents differ run to run).
     """
+    if isinstance(value, _SCALARS):  # most arguments: written as _describe() would, sooner
+        return short_text(repr(value))
     return short_text(_describe(value, tensor_names, depth))
+
 
 
 def _describe(value: Any, tensor_names: Callable[[torch.Tensor], str], depth: int) -> str:
