@@ -1,9 +1,9 @@
 /**
- * Graphviz's WebAssembly, on the side that runs Graphviz (the layout worker, or the page where
- * there is no worker). The bundle carries it deflate-compressed as base64 text (see
- * scripts/build.mjs); the page posts that text to the worker as soon as the worker exists, and
- * the worker decodes, inflates and compiles it itself (streaming where the browser can), so
- * none of this waits for or occupies the page's main thread.
+ * Graphviz's WebAssembly, compiled by the layout service wherever it runs (see client.ts): on
+ * the page for the first view, which then hands the compiled module to the worker; in the
+ * worker itself when the worker cannot be given a module (it asks for the text instead). The
+ * bundle carries it deflate-compressed as base64 text (see scripts/build.mjs); compiling
+ * streams while it inflates, off the main thread where the browser can.
  */
 import { base64Bytes, inflateRaw } from "../bytes";
 

@@ -219,25 +219,21 @@ export class Viewer {
   }
 
   private async toggle(id: string): Promise<void> {
-    const rect = this.layout?.rects[id];
-    const t = this.transform();
-    const target: ViewTarget =
-      rect === undefined
-        ? { kind: "keep" }
-        : { kind: "anchor", anchor: { id, screenX: t.applyX(rect.x), screenY: t.applyY(rect.y) } };
-    await this.change((i, s) => states.toggle(i, s, id), target);
+    await this.change((i, s) => states.toggle(i, s, id), this.anchoredAt(id, id));
   }
 
   /** Folds the unfolded run that module `id` belongs to; its "×N" box takes the place of `id`. */
   private async refold(id: string): Promise<void> {
     const key = this.index?.foldOf.get(id);
-    const rect = this.layout?.rects[id];
+    await this.change((i, s) => states.refold(i, s, id), key === undefined ? { kind: "keep" } : this.anchoredAt(id, key));
+  }
+
+  /** A view target that keeps the box drawn as `drawn` where it is on screen, as `box` after the change. */
+  private anchoredAt(drawn: string, box: string): ViewTarget {
+    const rect = this.layout?.rects[drawn];
+    if (rect === undefined) return { kind: "keep" };
     const t = this.transform();
-    const target: ViewTarget =
-      key === undefined || rect === undefined
-        ? { kind: "keep" }
-        : { kind: "anchor", anchor: { id: key, screenX: t.applyX(rect.x), screenY: t.applyY(rect.y) } };
-    await this.change((i, s) => states.refold(i, s, id), target);
+    return { kind: "anchor", anchor: { id: box, screenX: t.applyX(rect.x), screenY: t.applyY(rect.y) } };
   }
 
   private async select(id: string): Promise<void> {
