@@ -159,6 +159,9 @@ _Tensor = torch.Tensor
 _Size = torch.Size
 _get_ident = threading.get_ident
 _CONTAINERS = (list, tuple, dict)
+# "tensor#0", "tensor#1", …: how an op's arguments name its input tensors, made once.
+_TENSOR_TEXTS = 16
+_TENSOR_TEXT = tuple(f"tensor#{i}" for i in range(_TENSOR_TEXTS))
 
 
 class Recorder(TorchFunctionMode):
@@ -226,7 +229,7 @@ class Recorder(TorchFunctionMode):
         key = id(module)
         count = self.call_counts.get(key, 0)
         self.call_counts[key] = count + 1
-        call = CallRec(len(self.calls), module, parent, path, count, self.finder.here())
+        call = CallRec(len(self.calls), module, parent, path, count, self.finder.user_frame(sys._getframe(1)))
         self.calls.append(call)
         self.stack.append(call)
 
@@ -295,9 +298,21 @@ class Recorder(TorchFunctionMode):
                    versions: list[int], outs: list[torch.Tensor], mutated: list[torch.Tensor]) -> NodeRec:
         name, label = op_names(func)
         # Sources first, so parameter and constant nodes come before the op that reads them.
-        sources = [self._source(t, version) for t, version in zip(ins, versions)]
-        node = self._new_node("op", name, label, self.stack[-1], self.finder.here())
-        index = node.index
+        # Most inputs were produced by a recorded op and not written since: _source()'s first
+        # case, inlined (this runs for every input of every op).
+        producers = self.producers
+        sources = []
+        for t, version in zip(ins, versions):
+            entry = producers.get(id(t))
+            if entry is not None and entry[3] == version and entry[0]() is t:
+                sources.append((entry[1], entry[2], entry[4]))
+            else:
+                sources.append(self._source(t, version))
+        nodes = self.nodes
+        index = len(nodes)
+        # The user's line: the frames of _record_op and __torch_function__ are skipped here.
+        node = NodeRec(index, "op", name, label, self.stack[-1], self.finder.user_frame(sys._getframe(2)))
+        nodes.append(node)
         positions: dict[int, int] = {}
         edges = self.edges
         for port, (t, (source, source_port, meta)) in enumerate(zip(ins, sources)):
@@ -305,20 +320,17 @@ class Recorder(TorchFunctionMode):
             edges.append((source, source_port, index, port, meta))
 
         def tensor_name(t: torch.Tensor) -> str:
-            return f"tensor#{positions.get(id(t), '?')}"
+            port = positions.get(id(t))
+            return "tensor#?" if port is None else _TENSOR_TEXT[port] if port < _TENSOR_TEXTS else f"tensor#{port}"
 
         arguments = node.arguments
         for a in args:
-            if isinstance(a, _Tensor):
-                arguments.append((None, f"tensor#{positions[id(a)]}"))
-            else:
-                arguments.append((None, describe(a, tensor_name)))
+            arguments.append((None, tensor_name(a) if isinstance(a, _Tensor) else describe(a, tensor_name)))
         for k, v in kwargs.items():
             arguments.append((k, describe(v, tensor_name)))
         produced = outs
         if mutated:
             produced = outs + [t for t in mutated if not any(t is o for o in outs)]
-        producers = self.producers
         outputs = node.outputs
         for port, t in enumerate(produced):
             meta = tensor_meta(t)
