@@ -59,3 +59,22 @@ export function stackedBlocks(blocks: number): GraphDocument {
     repeated_blocks: [{ parent: "m0", modules: blockIds as [string, string, ...string[]], signature: "block" }],
   };
 }
+
+/**
+ * `stackedBlocks(blocks)` whose model also returns a key and a value tensor per block, like a
+ * transformer's cache: outputs `cache.layers[i].keys` and `cache.layers[i].values` (made by
+ * each block's add), next to the plain `out`.
+ */
+export function withCacheOutputs(blocks: number): GraphDocument {
+  const doc = stackedBlocks(blocks);
+  const adds = doc.nodes.filter((n) => n.label === "add");
+  let n = doc.nodes.length;
+  adds.forEach((add, i) => {
+    for (const part of ["keys", "values"]) {
+      const id = `n${n++}`;
+      doc.nodes.push({ id, kind: "output", name: `cache.layers[${i}].${part}`, label: part, module: "m0" });
+      doc.edges.push({ source: add.id, source_output: 0, target: id, target_input: 0, tensor: T([2, 4]) });
+    }
+  });
+  return doc;
+}

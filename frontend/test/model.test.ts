@@ -4,7 +4,7 @@ import { formatCount, formatShape, formatShapes } from "../src/model/format";
 import { search } from "../src/model/search";
 import { collapseAll, expandAll, refold, reveal, stateAtDepth, toggle } from "../src/model/state";
 import { computeVisibleGraph } from "../src/model/visible";
-import { fixture, stackedBlocks } from "./helpers";
+import { fixture, stackedBlocks, withCacheOutputs } from "./helpers";
 
 const ALL = { showParameters: true, showConstants: true };
 
@@ -172,5 +172,44 @@ describe("format", () => {
     expect(formatCount(999)).toBe("999");
     expect(formatCount(1329280)).toBe("1.33M");
     expect(formatCount(49984)).toBe("50.0K");
+  });
+});
+
+describe("groups of inputs and outputs", () => {
+  it("draws many outputs under one name as one closed box, and plain names as nodes", () => {
+    const index = readDocument(withCacheOutputs(3));
+    const group = index.groups.get("g:output:cache");
+    expect(group?.nodes.length).toBe(6);
+    expect(index.modules.get("g:output:cache")?.parent).toBe("m0");
+    const visible = computeVisibleGraph(index, stateAtDepth(index, 1, ALL));
+    const box = visible.items.get("g:output:cache");
+    expect(box?.type).toBe("box");
+    expect(box?.type === "box" ? box.group?.name : undefined).toBe("cache");
+    // "out" is a plain name: still its own node. The six cache outputs are hidden in the box.
+    expect([...visible.items.values()].filter((i) => i.type === "node" && i.node.kind === "output").map((i) => i.id)).toEqual(["n10"]);
+    for (const id of group?.nodes ?? []) expect(visible.nodeOwner.get(id)).toBe("g:output:cache");
+    // The folded run of blocks feeds the group through one merged edge.
+    expect(visible.edges.filter((e) => e.target === "g:output:cache").map((e) => [e.source, e.edges.length])).toEqual([["m1", 6]]);
+  });
+
+  it("opens like a module: toggle, reveal from a search hit, and Expand all show the members", () => {
+    const index = readDocument(withCacheOutputs(3));
+    const first = stateAtDepth(index, 1, ALL);
+    const opened = toggle(index, first, "g:output:cache");
+    const visible = computeVisibleGraph(index, opened);
+    expect(visible.containers.get("g:output:cache")?.group?.nodes.length).toBe(6);
+    expect(visible.nodeOwner.get("n11")).toBe("n11");
+    const hit = search(index, "cache.layers[2].values")[0];
+    expect(hit?.id).toBe("n16");
+    expect(computeVisibleGraph(index, reveal(index, first, "n16")).nodeOwner.get("n16")).toBe("n16");
+    expect(computeVisibleGraph(index, expandAll(index, first)).nodeOwner.get("n11")).toBe("n11");
+    expect(computeVisibleGraph(index, collapseAll(index, opened)).nodeOwner.get("n11")).toBe("g:output:cache");
+  });
+
+  it("leaves fewer than LEAF_GROUP_MIN leaves under one name as nodes", () => {
+    const doc = withCacheOutputs(2); // 4 cache outputs
+    const index = readDocument(doc);
+    expect(index.groups.size).toBe(0);
+    expect(index.doc).toBe(doc);
   });
 });

@@ -6,10 +6,14 @@ run; a module call whose parent is open and that is itself closed is one collaps
 of identical sibling calls (``repeated_blocks``) is one box "×N" (its id: the run's first
 call) until it is unfolded, which happens when its calls are opened or its box is clicked.
 The first view of a failed forward pass also opens the module calls around the failed node.
+The viewer also groups the model's inputs (and outputs) when at least five of them share the
+head of a nested name (``cache.layers[0].keys`` …): the group is a box like a module call,
+a child of the root with id ``g:output:cache``, holding those nodes.
 """
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -23,7 +27,31 @@ class View:
     open: frozenset[str]
 
 
+GROUP_MIN = 5
+
+
+def grouped(doc: dict[str, Any]) -> dict[str, Any]:
+    """The document as the viewer draws it: with its groups of inputs and outputs as module
+    calls (see the module docstring). Idempotent."""
+    root = doc["modules"][0]["id"]
+    members: dict[str, list[str]] = {}
+    for node in doc["nodes"]:
+        if node["module"] != root or node["kind"] not in ("input", "output"):
+            continue
+        match = re.match(r"([^.\[]+)[.\[]", node["name"])
+        if match:
+            members.setdefault(f"g:{node['kind']}:{match.group(1)}", []).append(node["id"])
+    groups = {gid: ids for gid, ids in members.items() if len(ids) >= GROUP_MIN}
+    if not groups:
+        return doc
+    moved = {nid: gid for gid, ids in groups.items() for nid in ids}
+    modules = doc["modules"] + [{"id": gid, "parent": root, "path": gid.split(":", 2)[2]} for gid in groups]
+    nodes = [{**n, "module": moved[n["id"]]} if n["id"] in moved else n for n in doc["nodes"]]
+    return {**doc, "modules": modules, "nodes": nodes}
+
+
 def module_depths(doc: dict[str, Any]) -> dict[str, int]:
+    doc = grouped(doc)
     depths: dict[str, int] = {}
     for module in doc["modules"]:  # parents come before their children
         parent = module["parent"]
@@ -47,6 +75,7 @@ def folds(doc: dict[str, Any]) -> dict[str, list[str]]:
 def open_at_depth(doc: dict[str, Any], depth: int, *, reveal_failed: bool = True) -> tuple[set[str], set[str]]:
     """(open modules, unfolded runs) at an initial depth. The view of a failed forward pass
     starts on the failed node: its module calls are opened whatever the depth."""
+    doc = grouped(doc)
     depths = module_depths(doc)
     opened = {m for m, d in depths.items() if d < depth}
     failed = doc.get("error", {}).get("node")
@@ -59,6 +88,7 @@ def open_at_depth(doc: dict[str, Any], depth: int, *, reveal_failed: bool = True
 
 def view(doc: dict[str, Any], opened: set[str], unfolded: set[str], *, show_parameters: bool = True,
          show_constants: bool = True) -> View:
+    doc = grouped(doc)
     fold_of = {m: key for key, members in folds(doc).items() for m in members}
     fold_size = {key: len(members) for key, members in folds(doc).items()}
     drawn_open: set[str] = set()
@@ -94,12 +124,12 @@ def view_at_depth(doc: dict[str, Any], depth: int, *, reveal_failed: bool = True
 
 
 def full_view(doc: dict[str, Any], **filters: bool) -> View:
-    return view(doc, {m["id"] for m in doc["modules"]}, set(folds(doc)), **filters)
+    return view(doc, {m["id"] for m in grouped(doc)["modules"]}, set(folds(doc)), **filters)
 
 
 def ancestors(doc: dict[str, Any], module_id: str) -> list[str]:
     """The module call and its ancestors, innermost first."""
-    parent = {m["id"]: m["parent"] for m in doc["modules"]}
+    parent = {m["id"]: m["parent"] for m in grouped(doc)["modules"]}
     chain: list[str] = []
     current: str | None = module_id
     while current is not None:

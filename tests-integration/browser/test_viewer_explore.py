@@ -108,3 +108,46 @@ def test_details_of_a_node_show_op_shapes_and_source_line(documents: Documents, 
     source = node["source"]
     assert os.path.basename(source["file"]) in text
     assert str(source["line"]) in text
+
+
+def test_many_outputs_under_one_name_are_one_box_that_opens(documents: Documents, open_viewer: OpenPage) -> None:
+    doc = documents("gpt2")  # 3 layers: a key and a value tensor each in its cache output
+    cache = [n for n in doc["nodes"] if n["kind"] == "output" and n["name"].startswith(("cache.", "past_key_values."))]
+    assert len(cache) == 6, [n["name"] for n in doc["nodes"] if n["kind"] == "output"]
+    head = cache[0]["name"].split(".")[0]
+    group = f"g:output:{head}"
+    viewer = open_viewer(doc, depth=1)
+    start = ex.view_at_depth(doc, 1)
+    assert start.boxes[group] == 1
+    viewer.wait_for_view(start.nodes, start.boxes)
+    assert not {n["id"] for n in cache} & viewer.node_ids()
+    box = viewer.sel(f'g.vista-module[data-id="{group}"]')
+    lines = viewer.page.eval_on_selector_all(f"{box} text", "els => els.map(e => e.textContent)")
+    assert lines[:2] == [head, "6 outputs"], lines
+
+    # Its details list every member with its tensor.
+    viewer.page.click(f"{box} text")
+    details = viewer.sel(".vista-details")
+    viewer.page.wait_for_function("sel => (document.querySelector(sel)?.textContent ?? '').includes('outputs ×6')",
+                                  arg=details)
+    text = viewer.page.text_content(details)
+    for node in cache:
+        assert node["name"] in text
+    assert "1×2×8×16" in text  # batch 1, 2 heads, 8 tokens, 32 / 2 features per head
+    viewer.page.click(viewer.sel('button[data-action="close-details"]'))
+
+    # + opens it like a module: the six outputs are drawn inside.
+    viewer.click_toggle(group)
+    opened, unfolded = ex.open_at_depth(doc, 1)
+    after = ex.view(doc, opened | {group}, unfolded)
+    assert {n["id"] for n in cache} <= after.nodes
+    viewer.wait_for_view(after.nodes, after.boxes)
+
+    # A search hit inside a closed group opens it.
+    viewer.click_toggle(group)
+    viewer.wait_for_view(start.nodes, start.boxes)
+    target = cache[-1]
+    hits = _search(viewer, target["name"])
+    assert target["id"] in hits
+    viewer.page.click(viewer.sel(f'.vista-search-results [data-target-id="{target["id"]}"]'))
+    viewer.page.wait_for_selector(viewer.sel(f'g.vista-node[data-id="{target["id"]}"]'), state="attached")

@@ -32,7 +32,29 @@ export interface FoldGroup {
   readonly modules: readonly string[];
 }
 
+/**
+ * Many inputs or outputs of the model under one name, such as the 48 tensors of GPT-2's
+ * `past_key_values`, drawn as one box that opens like a module (the viewer's own grouping:
+ * the document has no such call).
+ */
+export interface LeafGroup {
+  /** Its id among module ids (`g:output:past_key_values`); documents never use "g:". */
+  readonly id: string;
+  readonly kind: "input" | "output";
+  /** The name its members share: what comes before the first "." or "[". */
+  readonly name: string;
+  /** Member node ids, in document order. */
+  readonly nodes: readonly string[];
+}
+
+/** Fewest inputs (or outputs) under one name that are grouped: below it they are drawn one by one. */
+export const LEAF_GROUP_MIN = 5;
+
 export interface GraphIndex {
+  /**
+   * The document as the viewer draws it: the document read, with one module call added per
+   * LeafGroup (a child of the root) and the group's input or output nodes moved into it.
+   */
   readonly doc: GraphDocument;
   readonly root: string;
   readonly modules: ReadonlyMap<string, ModuleCall>;
@@ -53,6 +75,8 @@ export interface GraphIndex {
   readonly foldOf: ReadonlyMap<string, string>;
   /** Nodes marked as failed (kind "error", an `error` field, or the document error's node). */
   readonly failedNodes: ReadonlySet<string>;
+  /** Groups of inputs or outputs by their module id. */
+  readonly groups: ReadonlyMap<string, LeafGroup>;
 }
 
 function isObject(value: unknown): value is Record<string, unknown> {
@@ -88,10 +112,11 @@ export function readDocument(input: unknown): GraphIndex {
       throw new DocumentError(`Invalid graph document: "${key}" must be an array.`);
     }
   }
-  const doc = input as unknown as GraphDocument;
-  if (doc.modules.length === 0) {
+  const read = input as unknown as GraphDocument;
+  if (read.modules.length === 0) {
     throw new DocumentError('Invalid graph document: "modules" is empty; the root call comes first.');
   }
+  const { doc, groups } = groupLeaves(read);
 
   const modules = new Map<string, ModuleCall>();
   const moduleChildren = new Map<string, string[]>();
@@ -193,7 +218,57 @@ export function readDocument(input: unknown): GraphIndex {
     folds,
     foldOf,
     failedNodes,
+    groups,
   };
+}
+
+/**
+ * The document with the root's inputs and outputs grouped by name (see LeafGroup): a name
+ * with at least LEAF_GROUP_MIN nested leaves (`past_key_values.layers[0].keys`, …) becomes a
+ * module call of its own, placed after the root's other children. Plain names (`logits`) stay.
+ */
+function groupLeaves(doc: GraphDocument): { doc: GraphDocument; groups: Map<string, LeafGroup> } {
+  const groups = new Map<string, LeafGroup>();
+  const root = doc.modules[0];
+  if (root === undefined || root.parent !== null) return { doc, groups };
+  const byName = new Map<string, string[]>();
+  for (const n of doc.nodes) {
+    if (n.module !== root.id || (n.kind !== "input" && n.kind !== "output")) continue;
+    const head = /^([^.[]+)[.[]/.exec(n.name)?.[1];
+    if (head === undefined) continue;
+    const key = `g:${n.kind}:${head}`;
+    const members = byName.get(key);
+    if (members === undefined) byName.set(key, [n.id]);
+    else members.push(n.id);
+  }
+  const taken = new Set(doc.modules.map((m) => m.id));
+  const moved = new Map<string, string>();
+  const added: ModuleCall[] = [];
+  for (const [id, members] of byName) {
+    if (members.length < LEAF_GROUP_MIN || taken.has(id)) continue;
+    const kind = id.startsWith("g:input:") ? "input" : "output";
+    const name = id.slice(`g:${kind}:`.length);
+    groups.set(id, { id, kind, name, nodes: members });
+    for (const n of members) moved.set(n, id);
+    added.push({
+      id,
+      parent: root.id,
+      path: name,
+      name,
+      class_name: name,
+      class_qualname: `${members.length} ${kind}s`,
+      call_index: 0,
+      num_params: 0,
+      num_params_own: 0,
+      signature: id,
+    });
+  }
+  if (added.length === 0) return { doc, groups };
+  const nodes = doc.nodes.map((n) => {
+    const group = moved.get(n.id);
+    return group === undefined ? n : { ...n, module: group };
+  });
+  return { doc: { ...doc, modules: [...doc.modules, ...added], nodes }, groups };
 }
 
 function addFold(

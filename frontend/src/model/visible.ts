@@ -4,7 +4,7 @@
  * that stands for its whole subtree: edges into or out of the subtree attach to the box, and
  * parallel edges between the same two drawn items become one edge that keeps every shape.
  */
-import type { GraphIndex, ModuleCall, Node, Tensor } from "./document";
+import type { GraphIndex, LeafGroup, ModuleCall, Node, Tensor } from "./document";
 import type { ViewState } from "./state";
 
 export interface VisibleNode {
@@ -32,6 +32,8 @@ export interface VisibleBox {
   readonly numParams: number;
   /** N when this call belongs to an unfolded run of N identical calls (it can be folded back), else 0. */
   readonly run: number;
+  /** Set when the box is a group of the model's inputs or outputs, not a module call. */
+  readonly group: LeafGroup | undefined;
 }
 
 export type VisibleItem = VisibleNode | VisibleBox;
@@ -45,6 +47,8 @@ export interface VisibleContainer {
   readonly failed: boolean;
   /** As VisibleBox.run. */
   readonly run: number;
+  /** As VisibleBox.group. */
+  readonly group: LeafGroup | undefined;
 }
 
 export interface VisibleEdge {
@@ -99,6 +103,7 @@ export function computeVisibleGraph(index: GraphIndex, state: ViewState): Visibl
       failed: members.some((m) => failedModules.has(m)),
       numParams,
       run: members.length > 1 ? 0 : runOf(id),
+      group: index.groups.get(id),
     });
   };
 
@@ -200,7 +205,7 @@ export function computeVisibleGraph(index: GraphIndex, state: ViewState): Visibl
 
   const finalContainers = new Map<string, VisibleContainer>();
   for (const c of containers.values()) {
-    finalContainers.set(c.id, { ...c, failed: failedModules.has(c.id), run: runOf(c.id) });
+    finalContainers.set(c.id, { ...c, failed: failedModules.has(c.id), run: runOf(c.id), group: index.groups.get(c.id) });
   }
   return {
     root: containers.has(index.root) ? index.root : null,

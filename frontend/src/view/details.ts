@@ -2,7 +2,7 @@
  * The details panel: what the document says about one node or module call. Built with
  * textContent only: class names, reprs, messages and source code are data, never markup.
  */
-import type { GraphIndex, ModuleCall, Node, Source } from "../model/document";
+import type { GraphIndex, LeafGroup, ModuleCall, Node, Source } from "../model/document";
 import { formatCount, formatShape, formatTensor } from "../model/format";
 
 type Row = readonly [string, string];
@@ -49,7 +49,9 @@ export function showNode(panel: HTMLElement, index: GraphIndex, node: Node): voi
   panel.appendChild(head);
   const module = index.modules.get(node.module);
   const rows: Row[] = [["name", node.name]];
-  if (module !== undefined) rows.push(["module", `${module.path === "" ? "(model)" : module.path} (${module.class_name})`]);
+  const group = index.groups.get(node.module);
+  if (group !== undefined) rows.push(["group", `${group.name} (${group.nodes.length} ${group.kind}s)`]);
+  else if (module !== undefined) rows.push(["module", `${module.path === "" ? "(model)" : module.path} (${module.class_name})`]);
   if (node.value !== undefined) rows.push(["value", node.value]);
   table(panel, rows);
   if (node.error !== undefined || index.failedNodes.has(node.id)) {
@@ -70,9 +72,35 @@ export function showNode(panel: HTMLElement, index: GraphIndex, node: Node): voi
   sourceBlock(panel, node.source);
 }
 
+/** The details of a group of the model's inputs or outputs: each member and its tensor. */
+function showGroup(panel: HTMLElement, index: GraphIndex, group: LeafGroup): void {
+  const head = el("header");
+  head.appendChild(el("span", `vista-badge vista-badge-${group.kind}`, `${group.kind}s ×${group.nodes.length}`));
+  head.appendChild(el("h3", undefined, group.name));
+  panel.appendChild(head);
+  // An output node's tensor is on the edge into it; an input node's is its own output.
+  const members = new Set(group.nodes);
+  const tensorOf = new Map<string, string>();
+  for (const e of index.edges) {
+    if (members.has(e.target) && !tensorOf.has(e.target)) tensorOf.set(e.target, formatTensor(e.tensor));
+  }
+  const rows = group.nodes.map((id): Row => {
+    const node = index.nodes.get(id);
+    const out = node?.outputs?.[0];
+    const text = out !== undefined ? formatTensor(out) : tensorOf.get(id) ?? node?.value ?? "";
+    return [node?.name ?? id, text];
+  });
+  table(section(panel, group.kind === "output" ? "Outputs" : "Inputs"), rows);
+}
+
 /** Fills `panel` with the details of a module call (or a folded run of `members`). */
 export function showModule(panel: HTMLElement, index: GraphIndex, module: ModuleCall, members: readonly string[]): void {
   panel.replaceChildren();
+  const group = index.groups.get(module.id);
+  if (group !== undefined) {
+    showGroup(panel, index, group);
+    return;
+  }
   const head = el("header");
   head.appendChild(el("span", "vista-badge vista-badge-module", members.length > 1 ? `module ×${members.length}` : "module"));
   head.appendChild(el("h3", undefined, module.class_name));
