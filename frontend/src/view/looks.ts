@@ -91,7 +91,9 @@ function boxLook(box: VisibleBox, index: { paths: readonly string[] }, measure: 
   const m = box.module;
   if (box.group !== undefined) {
     const lines = [line(box.group.name, 12, 700), line(groupText(box.group), 10.5, 400, true)];
-    return { shape: "box", width: Math.max(90, widthOf(lines, measure) + 24 + controlsWidth(0) + 6), height: 40, lines, toggle: true, fold: 0 };
+    // Drawn in the colours of its members, so it does not read as a module call.
+    const width = Math.max(90, widthOf(lines, measure) + 24 + controlsWidth(0) + 6);
+    return { shape: box.group.kind, width, height: 40, lines, toggle: true, fold: 0 };
   }
   const title = box.repeat > 1 ? `${m.class_name} ×${box.repeat}` : m.class_name;
   const first = index.paths[0] ?? m.path;

@@ -296,7 +296,7 @@ export class GraphRenderer {
   }
 
   private drawBox(id: string, repeat: number, failed: boolean, qualname: string, look: Look, palette: Palette): SVGGElement {
-    const colors = palette.nodes.box;
+    const colors = palette.nodes[look.shape]; // "box", or a group's "input" / "output"
     const r = { x: 0, y: 0, width: look.width, height: look.height };
     const el = this.layers.nodes.append("g").attr("class", "vista-module").attr("data-id", id).attr("data-state", "collapsed");
     if (repeat > 1) el.attr("data-repeat", repeat);
