@@ -206,6 +206,22 @@ describe("groups of inputs and outputs", () => {
     expect(computeVisibleGraph(index, collapseAll(index, opened)).nodeOwner.get("n11")).toBe("g:output:cache");
   });
 
+  it("groups inputs the same way, and their edges leave from the group box", () => {
+    const doc = stackedBlocks(1);
+    const T = { shape: [2, 4], dtype: "float32", device: "cpu" };
+    const extra = ["n90", "n91", "n92", "n93", "n94"];
+    extra.forEach((id, i) => {
+      doc.nodes.unshift({ id, kind: "input", name: `xs[${i}]`, label: `xs[${i}]`, module: "m0", outputs: [T] });
+      doc.edges.push({ source: id, source_output: 0, target: "n2", target_input: 2 + i, tensor: T });
+    });
+    const index = readDocument(doc);
+    expect(index.groups.get("g:input:xs")?.nodes).toEqual(["n94", "n93", "n92", "n91", "n90"]);
+    // Placed by its first member: before the blocks, like the inputs it holds.
+    const visible = computeVisibleGraph(index, stateAtDepth(index, 1, ALL));
+    expect(visible.containers.get("m0")?.members[0]).toBe("g:input:xs");
+    expect(visible.edges.filter((e) => e.source === "g:input:xs").map((e) => [e.target, e.edges.length])).toEqual([["m1", 5]]);
+  });
+
   it("leaves fewer than LEAF_GROUP_MIN leaves under one name as nodes", () => {
     const doc = withCacheOutputs(2); // 4 cache outputs
     const index = readDocument(doc);
