@@ -88,6 +88,34 @@ def test_plus_opens_a_box_and_minus_restores_it(name: str, depth: int, documents
     assert viewer.boxes()[box]["state"] == "collapsed"
 
 
+def test_open_module_titles_are_drawn_above_the_edges(documents: Documents, open_viewer: OpenPage) -> None:
+    doc = documents("bert")
+    viewer = open_viewer(doc, depth=4)
+    expected = ex.view_at_depth(doc, 4)
+    viewer.wait_for_view(expected.nodes, expected.boxes)
+    classes = {m["id"]: m["class_name"] for m in doc["modules"]}
+    titles = viewer.page.eval_on_selector_all(viewer.sel("g.vista-module-title"), """els => els.map(e => ({
+        id: e.dataset.id,
+        text: [...e.querySelectorAll('text')].map(t => t.textContent),
+        halo: [...e.querySelectorAll('text')].every(t => t.getAttribute('paint-order') === 'stroke'),
+        // Painted after (above) every edge: the titles' layer follows the edges' layer.
+        aboveEdges: [...document.querySelectorAll('g.vista-edge')].every(
+            edge => (edge.compareDocumentPosition(e) & Node.DOCUMENT_POSITION_FOLLOWING) !== 0),
+    }))""")
+    drawn_open = {i for i, b in viewer.boxes().items() if b["state"] == "expanded"}
+    assert {t["id"] for t in titles} == drawn_open
+    assert viewer.page.query_selector_all(viewer.sel("g.vista-edge"))
+    for title in titles:
+        assert title["text"][0] == classes[title["id"]], title
+        assert title["halo"] and title["aboveEdges"], title
+    # The title still stands for its module: a double click on it closes the module.
+    inner = next(t["id"] for t in titles if t["id"] != doc["modules"][0]["id"])
+    viewer.page.dblclick(viewer.sel(f'g.vista-module-title[data-id="{inner}"] text'), force=True)
+    viewer.page.wait_for_function(
+        "sel => document.querySelector(sel)?.getAttribute('data-state') === 'collapsed'",
+        arg=viewer.sel(f'g.vista-module[data-id="{inner}"]'))
+
+
 def test_plus_and_minus_work_from_the_keyboard(documents: Documents, open_viewer: OpenPage) -> None:
     doc = documents("bert")
     viewer = open_viewer(doc, depth=1)

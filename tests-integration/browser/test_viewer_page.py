@@ -92,10 +92,12 @@ def test_hostile_strings_render_as_text(documents: Documents, open_viewer: OpenP
     viewer = open_viewer(doc, depth=99)
     page = viewer.page
     assert HOSTILE_MESSAGE in page.text_content(viewer.sel(".vista-error"))
-    box_labels = page.eval_on_selector_all(viewer.sel("g.vista-module"), "els => els.map(e => e.textContent)")
+    # Open modules' titles are drawn in their own layer, above the edges.
+    box_labels = page.eval_on_selector_all(viewer.sel("g.vista-module, g.vista-module-title"),
+                                           "els => els.map(e => e.textContent)")
     assert any(HOSTILE_CLASS in label for label in box_labels)
     inner = next(m for m in doc["modules"] if m["path"] == "inner")
-    page.click(viewer.sel(f'g.vista-module[data-id="{inner["id"]}"] text'))
+    page.click(viewer.sel(f'g.vista-module-title[data-id="{inner["id"]}"] text'))
     page.wait_for_function("sel => document.querySelector(sel).textContent.includes('<img')",
                            arg=viewer.sel(".vista-details"))
     svg = viewer.evaluate_handle("h => h.exportSVG()")

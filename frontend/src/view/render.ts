@@ -30,6 +30,8 @@ interface Kept {
   /** Everything the element's contents depend on; equal key = only its position may change. */
   readonly key: string;
   position: string;
+  /** An open module's title lines, drawn above the edges (see GraphRenderer). */
+  readonly title?: SVGGElement;
 }
 
 interface KeptEdge {
@@ -66,7 +68,7 @@ const translate = (r: Rect): string => `translate(${r.x.toFixed(1)},${r.y.toFixe
  * group; edges in graph coordinates.
  */
 export class GraphRenderer {
-  private readonly layers: { defs: G; modules: G; edges: G; nodes: G; highlight: G };
+  private readonly layers: { defs: G; modules: G; edges: G; titles: G; nodes: G; highlight: G };
   private items = new Map<string, Kept>();
   private containers = new Map<string, Kept>();
   private edges = new Map<string, KeptEdge>();
@@ -79,6 +81,9 @@ export class GraphRenderer {
       defs: g.append("defs"),
       modules: g.append("g").attr("class", "vista-layer-modules"),
       edges: g.append("g").attr("class", "vista-layer-edges"),
+      // Open modules' titles: above the edges, which often cross a module's header on their
+      // way in, and haloed in the header's colour so the text stays readable where they do.
+      titles: g.append("g").attr("class", "vista-layer-titles"),
       nodes: g.append("g").attr("class", "vista-layer-nodes"),
       highlight: g.append("g").attr("class", "vista-layer-highlight"),
     };
@@ -89,7 +94,7 @@ export class GraphRenderer {
     if (paletteKey !== this.paletteKey) {
       // New colours: nothing can be reused.
       this.paletteKey = paletteKey;
-      for (const layer of [this.layers.defs, this.layers.modules, this.layers.edges, this.layers.nodes]) {
+      for (const layer of [this.layers.defs, this.layers.modules, this.layers.edges, this.layers.titles, this.layers.nodes]) {
         layer.selectChildren().remove();
       }
       this.items.clear();
@@ -131,6 +136,7 @@ export class GraphRenderer {
       let kept = this.containers.get(c.id);
       if (kept === undefined || kept.key !== key) {
         kept?.el.remove();
+        kept?.title?.remove();
         const el = this.layers.modules
           .append("g")
           .attr("class", "vista-module")
@@ -139,29 +145,36 @@ export class GraphRenderer {
           .attr("data-depth", depth);
         if (c.failed) el.attr("data-failed", "true");
         const local = { x: 0, y: 0, width: r.width, height: r.height };
+        const fill = palette.moduleFills[depth % palette.moduleFills.length] ?? palette.background;
         el.append("rect")
           .attr("class", "vista-module-frame")
           .attr("width", r.width)
           .attr("height", r.height)
           .attr("rx", 10)
-          .attr("fill", palette.moduleFills[depth % palette.moduleFills.length] ?? palette.background)
+          .attr("fill", fill)
           .attr("stroke", c.failed ? palette.failed : palette.moduleStroke)
           .attr("stroke-width", c.failed ? 1.6 : 1);
-        drawLines(el, lines, 12, 8, "start", palette.text, palette);
         drawToggle(el, local, "−", palette);
         if (c.run > 0) drawFoldBack(el, local, c.run, palette);
-        kept = { el: el.node() as SVGGElement, key, position: "" };
+        const title = this.layers.titles.append("g").attr("class", "vista-module-title").attr("data-id", c.id);
+        drawLines(title, lines, 12, 8, "start", palette.text, palette, fill);
+        kept = { el: el.node() as SVGGElement, key, position: "", title: title.node() as SVGGElement };
       }
       const position = translate(r);
       if (kept.position !== position) {
         kept.el.setAttribute("transform", position);
+        kept.title?.setAttribute("transform", position);
         kept.position = position;
       }
       if (previous !== null && previous.nextSibling !== kept.el) inOrder = false;
       previous = kept.el;
       next.set(c.id, kept);
     }
-    for (const [id, kept] of this.containers) if (!next.has(id)) kept.el.remove();
+    for (const [id, kept] of this.containers) {
+      if (next.has(id)) continue;
+      kept.el.remove();
+      kept.title?.remove();
+    }
     this.containers = next;
     if (!inOrder) {
       // Outer frames must be painted below inner ones.
@@ -362,19 +375,23 @@ function drawLines(
   anchor: "start" | "middle",
   color: string,
   palette: Palette,
+  halo?: string,
 ): void {
   let y = top;
   for (const l of lines) {
     y += l.size * 1.3;
-    el.append("text")
+    const text = el.append("text")
       .attr("x", x)
       .attr("y", y - l.size * 0.3)
       .attr("text-anchor", anchor)
       .attr("font-family", FONT_FAMILY)
       .attr("font-size", l.size)
       .attr("font-weight", l.weight)
-      .attr("fill", l.muted ? palette.muted : color)
-      .text(l.text);
+      .attr("fill", l.muted ? palette.muted : color);
+    if (halo !== undefined) {
+      text.attr("stroke", halo).attr("stroke-width", 4).attr("stroke-linejoin", "round").attr("paint-order", "stroke");
+    }
+    text.text(l.text);
   }
 }
 

@@ -499,7 +499,7 @@ export class Viewer {
     c.depth.addEventListener("change", () => void this.setDepth(Number(c.depth.value)));
     c.svg.addEventListener("click", (event) => {
       const target = event.target as Element;
-      const owner = target.closest("g.vista-node, g.vista-module");
+      const owner = target.closest("g.vista-node, g.vista-module, g.vista-module-title");
       const id = owner?.getAttribute("data-id");
       if (owner === null || owner === undefined || id === null || id === undefined) return;
       if (target.closest('[data-action="fold"]') !== null) void this.refold(id);
@@ -526,7 +526,7 @@ export class Viewer {
       });
     });
     c.svg.addEventListener("dblclick", (event) => {
-      const owner = (event.target as Element).closest("g.vista-module");
+      const owner = (event.target as Element).closest("g.vista-module, g.vista-module-title");
       const id = owner?.getAttribute("data-id");
       const control = (event.target as Element).closest('[data-action="toggle"], [data-action="fold"]');
       if (id !== null && id !== undefined && control === null) {
