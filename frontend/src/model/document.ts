@@ -33,12 +33,12 @@ export interface FoldGroup {
 }
 
 /**
- * Many inputs or outputs of the model under one name, such as the 48 tensors of GPT-2's
- * `past_key_values`, drawn as one box that opens like a module (the viewer's own grouping:
- * the document has no such call).
+ * Many inputs or outputs of the model under one name, such as the 48 key and value tensors of
+ * GPT-2's cache (`cache.layers[0].keys`, …), drawn as one box that opens like a module (the
+ * viewer's own grouping: the document has no such call).
  */
 export interface LeafGroup {
-  /** Its id among module ids (`g:output:past_key_values`); documents never use "g:". */
+  /** Its id among module ids (`g:output:cache`); documents never use "g:". */
   readonly id: string;
   readonly kind: "input" | "output";
   /** The name its members share: what comes before the first "." or "[". */
@@ -224,7 +224,7 @@ export function readDocument(input: unknown): GraphIndex {
 
 /**
  * The document with the root's inputs and outputs grouped by name (see LeafGroup): a name
- * with at least LEAF_GROUP_MIN nested leaves (`past_key_values.layers[0].keys`, …) becomes a
+ * with at least LEAF_GROUP_MIN nested leaves (`cache.layers[0].keys`, …) becomes a
  * module call of its own, placed after the root's other children. Plain names (`logits`) stay.
  */
 function groupLeaves(doc: GraphDocument): { doc: GraphDocument; groups: Map<string, LeafGroup> } {
