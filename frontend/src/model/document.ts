@@ -231,24 +231,23 @@ function groupLeaves(doc: GraphDocument): { doc: GraphDocument; groups: Map<stri
   const groups = new Map<string, LeafGroup>();
   const root = doc.modules[0];
   if (root === undefined || root.parent !== null) return { doc, groups };
-  const byName = new Map<string, string[]>();
+  const found = new Map<string, LeafGroup & { nodes: string[] }>();
   for (const n of doc.nodes) {
     if (n.module !== root.id || (n.kind !== "input" && n.kind !== "output")) continue;
-    const head = /^([^.[]+)[.[]/.exec(n.name)?.[1];
-    if (head === undefined) continue;
-    const key = `g:${n.kind}:${head}`;
-    const members = byName.get(key);
-    if (members === undefined) byName.set(key, [n.id]);
-    else members.push(n.id);
+    const name = /^([^.[]+)[.[]/.exec(n.name)?.[1];
+    if (name === undefined) continue;
+    const id = `g:${n.kind}:${name}`;
+    const group = found.get(id);
+    if (group === undefined) found.set(id, { id, kind: n.kind, name, nodes: [n.id] });
+    else group.nodes.push(n.id);
   }
   const taken = new Set(doc.modules.map((m) => m.id));
   const moved = new Map<string, string>();
   const added: ModuleCall[] = [];
-  for (const [id, members] of byName) {
+  for (const group of found.values()) {
+    const { id, kind, name, nodes: members } = group;
     if (members.length < LEAF_GROUP_MIN || taken.has(id)) continue;
-    const kind = id.startsWith("g:input:") ? "input" : "output";
-    const name = id.slice(`g:${kind}:`.length);
-    groups.set(id, { id, kind, name, nodes: members });
+    groups.set(id, group);
     for (const n of members) moved.set(n, id);
     added.push({
       id,

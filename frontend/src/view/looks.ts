@@ -89,19 +89,20 @@ function groupText(group: LeafGroup): string {
 
 function boxLook(box: VisibleBox, index: { paths: readonly string[] }, measure: Measure): Look {
   const m = box.module;
+  let lines: TextLine[];
   if (box.group !== undefined) {
-    const lines = [line(box.group.name, 12, 700), line(groupText(box.group), 10.5, 400, true)];
-    // Drawn in the colours of its members, so it does not read as a module call.
-    const width = Math.max(90, widthOf(lines, measure) + 24 + controlsWidth(0) + 6);
-    return { shape: box.group.kind, width, height: 40, lines, toggle: true, fold: 0 };
+    lines = [line(box.group.name, 12, 700), line(groupText(box.group), 10.5, 400, true)];
+  } else {
+    const title = box.repeat > 1 ? `${m.class_name} ×${box.repeat}` : m.class_name;
+    const first = index.paths[0] ?? m.path;
+    const last = index.paths[index.paths.length - 1] ?? m.path;
+    const path = box.repeat > 1 ? `${first} … ${last}` : m.path === "" ? "(model)" : m.path;
+    lines = [line(title, 12, 700), line(path, 10.5, 400, true), line(paramText(box.numParams), 10, 400, true)];
   }
-  const title = box.repeat > 1 ? `${m.class_name} ×${box.repeat}` : m.class_name;
-  const first = index.paths[0] ?? m.path;
-  const last = index.paths[index.paths.length - 1] ?? m.path;
-  const path = box.repeat > 1 ? `${first} … ${last}` : m.path === "" ? "(model)" : m.path;
-  const lines = [line(title, 12, 700), line(path, 10.5, 400, true), line(paramText(box.numParams), 10, 400, true)];
   const width = Math.max(90, widthOf(lines, measure) + 24 + controlsWidth(box.run) + 6);
-  return { shape: "box", width, height: 54, lines, toggle: true, fold: box.run };
+  // A group is drawn in the colours of its members, so it does not read as a module call.
+  const shape = box.group?.kind ?? "box";
+  return { shape, width, height: box.group !== undefined ? 40 : 54, lines, toggle: true, fold: box.run };
 }
 
 export function itemLook(item: VisibleItem, paths: (ids: readonly string[]) => string[], measure: Measure): Look {

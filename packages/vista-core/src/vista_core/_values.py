@@ -139,7 +139,6 @@ def describe(value: Any, tensor_names: Callable[[torch.Tensor], str], depth: int
     return short_text(_describe(value, tensor_names, depth))
 
 
-
 def _describe(value: Any, tensor_names: Callable[[torch.Tensor], str], depth: int) -> str:
     if isinstance(value, torch.Tensor):
         return tensor_names(value)
