@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import contextlib
 import io
-import shutil
 import statistics
 from collections.abc import Callable
 from pathlib import Path
@@ -68,19 +67,18 @@ def first_draw_ms(page: Path, timeout_ms: float = 300_000) -> float:
     with :mod:`benchmarks.page_bench`'s probe (one load)."""
     from playwright.sync_api import sync_playwright
 
-    from .page_bench import _READY_PROBE, CHROMIUM_FLAGS
+    from ._browser import launch, open_page
+    from .page_bench import VISTA_DRAWN
 
-    executable = shutil.which("chromium")
-    if executable is None:
-        raise RuntimeError("Debian's chromium is needed: apt-get install -y chromium")
     with sync_playwright() as p:
-        browser = p.chromium.launch(executable_path=executable, headless=True, args=CHROMIUM_FLAGS)
+        browser = launch(p)
         try:
-            tab = browser.new_page(viewport={"width": 1400, "height": 900})
-            tab.add_init_script(_READY_PROBE)
-            tab.goto(page.as_uri())
-            tab.wait_for_function("() => globalThis.__vistaReadyAt !== undefined", timeout=timeout_ms)
-            return float(tab.evaluate("() => globalThis.__vistaReadyAt"))
+            loaded = open_page(browser, page, VISTA_DRAWN, timeout_ms=timeout_ms)
+            loaded.close()
+            if loaded.network or loaded.errors:
+                raise RuntimeError(f"the page misbehaved: network requests {loaded.network[:3]}, "
+                                   f"page errors {loaded.errors[:3]}")
+            return loaded.drawn_ms
         finally:
             browser.close()
 

@@ -16,26 +16,14 @@ from __future__ import annotations
 
 import json
 import re
-import shutil
 import statistics
 from pathlib import Path
 from typing import Any
 
 __all__ = ["bench_torchvista_page"]
 
-CHROMIUM_FLAGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking",
-                  "--disable-component-update", "--disable-sync"]
-LOCAL = ("file:", "about:", "data:", "blob:")
-
-_FIRST_NODE_PROBE = """
-(() => {
-  const check = () => {
-    if (globalThis.__tvDrawnAt === undefined && document.querySelector('[id^="graph_"] svg g[class^="node_"]'))
-      globalThis.__tvDrawnAt = performance.now();
-  };
-  new MutationObserver(check).observe(document, { subtree: true, childList: true });
-})();
-"""
+# torchvista draws the whole graph in one task, so its first graph node means the graph.
+TORCHVISTA_DRAWN = "document.querySelector('[id^=\"graph_\"] svg g[class^=\"node_\"]') !== null"
 
 # The expandable collapsed modules on screen: [name, index of its + button].
 _EXPANDABLE = """
@@ -69,43 +57,28 @@ def _median(values: list[float]) -> float | None:
 def bench_torchvista_page(page: Path, expanded_page: Path | None = None, *, repeats: int = 3,
                           timeout_ms: float = 180_000, chromium: str | None = None) -> dict[str, Any]:
     """Measure torchvista's ``page`` (and the fully open ``expanded_page``) in headless Chromium."""
-    from playwright.sync_api import Error as PlaywrightError
     from playwright.sync_api import sync_playwright
 
-    executable = chromium or shutil.which("chromium")
-    if executable is None:
-        raise RuntimeError("Debian's chromium is needed: apt-get install -y chromium")
+    from ._browser import Loaded, launch, open_page
+
     html = page.read_text(encoding="utf-8")
     sizes = _module_sizes(html)
     runs: dict[str, list[float]] = {"ready_ms": [], "expand_all_ms": [], "toggle_open_ms": []}
     notes: list[str] = []
-    blocked: list[str] = []
-    errors: list[str] = []
+    loads: list[Loaded] = []
     toggled: str | None = None
     with sync_playwright() as p:
-        browser = p.chromium.launch(executable_path=executable, headless=True, args=CHROMIUM_FLAGS)
+        browser = launch(p, chromium)
 
-        def local_only(route: Any, request: Any) -> None:
-            if request.url.startswith(LOCAL):
-                route.continue_()
-            else:
-                blocked.append(request.url)
-                route.abort()
-
-        def load(path: Path) -> Any:
-            context = browser.new_context(viewport={"width": 1400, "height": 900})
-            context.route("**/*", local_only)
-            tab = context.new_page()
-            tab.on("pageerror", lambda e: errors.append(str(e)))
-            tab.add_init_script(_FIRST_NODE_PROBE)
-            tab.goto(path.as_uri())
-            tab.wait_for_function("() => globalThis.__tvDrawnAt !== undefined", timeout=timeout_ms)
-            return context, tab
+        def load(path: Path, figure: str) -> tuple[Any, Any]:
+            loaded = open_page(browser, path, TORCHVISTA_DRAWN, timeout_ms=timeout_ms)
+            loads.append(loaded)  # its request and error lists keep collecting while it is clicked
+            runs[figure].append(loaded.drawn_ms)
+            return loaded.context, loaded.tab
 
         try:
             for _ in range(repeats):
-                context, tab = load(page)
-                runs["ready_ms"].append(tab.evaluate("() => globalThis.__tvDrawnAt"))
+                context, tab = load(page, "ready_ms")
                 expandable = tab.evaluate(_EXPANDABLE)
                 if expandable:
                     name, index = max(expandable, key=lambda item: sizes.get(item[0], 0))
@@ -115,15 +88,16 @@ def bench_torchvista_page(page: Path, expanded_page: Path | None = None, *, repe
             if expanded_page is not None:
                 for _ in range(repeats):
                     try:
-                        context, tab = load(expanded_page)
-                    except PlaywrightError as exc:
+                        context, tab = load(expanded_page, "expand_all_ms")
+                    except TimeoutError as exc:
                         notes.append(f"fully open page not drawn within {timeout_ms / 1000:.0f} s: "
                                      f"{str(exc).splitlines()[0]}")
                         break
-                    runs["expand_all_ms"].append(tab.evaluate("() => globalThis.__tvDrawnAt"))
                     context.close()
         finally:
             browser.close()
+    blocked = [url for loaded in loads for url in loaded.network]
+    errors = [error for loaded in loads for error in loaded.errors]
     if blocked or errors:
         notes.append(f"the page misbehaved: network requests {blocked[:3]}, page errors {errors[:3]}")
     return {

@@ -19,7 +19,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import shutil
 import statistics
 import sys
 import tempfile
@@ -27,21 +26,12 @@ import time
 from pathlib import Path
 from typing import Any
 
-CHROMIUM_FLAGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking",
-                  "--disable-component-update", "--disable-sync"]
-LOCAL = ("file:", "about:", "data:", "blob:")
+if __package__ in (None, ""):  # run as a file: python benchmarks/page_bench.py
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+from benchmarks._browser import Loaded, launch, open_page
 
-# Records when the viewer first reports data-state="ready", relative to navigation start.
-_READY_PROBE = """
-(() => {
-  const check = () => {
-    const root = document.querySelector('.vista-viewer[data-state="ready"]');
-    if (root && globalThis.__vistaReadyAt === undefined) globalThis.__vistaReadyAt = performance.now();
-  };
-  new MutationObserver(check).observe(document, { subtree: true, childList: true, attributes: true,
-                                                  attributeFilter: ['data-state'] });
-})();
-"""
+# The first graph is drawn when the viewer reports data-state="ready" (see _browser.open_page).
+VISTA_DRAWN = "document.querySelector('.vista-viewer[data-state=\"ready\"]') !== null"
 
 # The viewer's (and its page loader's) `vista:*` User Timing marks, ms from navigation start.
 _MARKS = """
@@ -78,15 +68,6 @@ _BOX_IS = """
 
 def _median(values: list[float]) -> float | None:
     return round(statistics.median(values), 1) if values else None
-
-
-def _local_only(route: Any, request: Any, blocked: list[str]) -> None:
-    """Let file:/about:/data:/blob: through; abort (and note) anything bound for the network."""
-    if request.url.startswith(LOCAL):
-        route.continue_()
-    else:
-        blocked.append(request.url)
-        route.abort()
 
 
 def _first_run(document: dict[str, Any]) -> tuple[int, str, str] | None:
@@ -141,35 +122,25 @@ def bench_page(document: Any, *, repeats: int = 5, clicks: int = 5, chromium: st
 
     doc = read_document(document)
     html = render_html(doc, depth=1)
-    executable = chromium or shutil.which("chromium")
-    if executable is None:
-        raise RuntimeError("Debian's chromium is needed: apt-get install -y chromium")
     box = _toggle_target(doc)
     run = _first_run(doc)
     runs: dict[str, list[float]] = {name: [] for name in (
         "ready_ms", "expand_all_ms", "toggle_first_ms", "toggle_open_ms", "toggle_close_ms", "unfold_ms",
         "block_open_ms", "block_close_ms")}
     marks: dict[str, list[float]] = {}
-    blocked: list[str] = []
-    errors: list[str] = []
+    loads: list[Loaded] = []
     with tempfile.TemporaryDirectory() as tmp, sync_playwright() as p:
         path = Path(tmp) / "page.html"
         path.write_text(html, encoding="utf-8")
-        browser = p.chromium.launch(executable_path=executable, headless=True, args=CHROMIUM_FLAGS)
+        browser = launch(p, chromium)
 
         def load() -> Any:
-            context = browser.new_context(viewport={"width": 1400, "height": 900})
-            context.route("**/*", lambda route, request: _local_only(route, request, blocked))
-            page = context.new_page()
-            page.on("pageerror", lambda e: errors.append(str(e)))
-            page.add_init_script(_READY_PROBE)
-            page.goto(path.as_uri())
-            page.wait_for_selector('.vista-viewer[data-state="ready"]', state="attached", timeout=timeout_ms)
-            page.wait_for_function("() => globalThis.__vistaReadyAt !== undefined", timeout=timeout_ms)
-            runs["ready_ms"].append(page.evaluate("() => globalThis.__vistaReadyAt"))
-            for name, at in page.evaluate(_MARKS).items():
+            loaded = open_page(browser, path, VISTA_DRAWN, timeout_ms=timeout_ms)
+            loads.append(loaded)  # its request and error lists keep collecting while it is clicked
+            runs["ready_ms"].append(loaded.drawn_ms)
+            for name, at in loaded.tab.evaluate(_MARKS).items():
                 marks.setdefault(name, []).append(at)
-            return page
+            return loaded.tab
 
         def click(page: Any, selector: str, done: str, arg: object) -> float:
             elapsed: float = page.evaluate(_TIMED_CLICK, [selector, done, arg])
@@ -202,6 +173,8 @@ def bench_page(document: Any, *, repeats: int = 5, clicks: int = 5, chromium: st
                 page.context.close()
         finally:
             browser.close()
+    blocked = [url for loaded in loads for url in loaded.network]
+    errors = [error for loaded in loads for error in loaded.errors]
     if blocked or errors:
         raise RuntimeError(f"the page misbehaved: network requests {blocked[:3]}, page errors {errors[:3]}")
     toggles = runs["toggle_first_ms"] + runs["toggle_open_ms"] + runs["toggle_close_ms"]

@@ -64,15 +64,16 @@ def signatures(parents: Sequence[int | None], classes: Sequence[str], node_calls
             items[parent].append(child)
             child, parent = parent, parents[parent]
 
+    # Each call's slots from the root down, as text, so that a node's path below one of its
+    # calls is a slice (edges between calls need two paths each).
+    chains: list[tuple[str, ...]] = []
+    for call, parent in enumerate(parents):
+        chains.append(() if parent is None else (*chains[parent], str(call_slot[call])))
+
     def path(node: int, above: int) -> str:
         """Positions leading from call ``above`` down to ``node``: the slots of the calls in
         between, then the node's own slot."""
-        steps = [node_slot[node]]
-        call = node_calls[node]
-        while call != above:
-            steps.append(call_slot[call])
-            call = parents[call]  # type: ignore[assignment]  # `above` is an ancestor
-        return "/".join(map(str, reversed(steps)))
+        return "/".join((*chains[node_calls[node]][depths[above]:], str(node_slot[node])))
 
     wiring: list[list[str]] = [[] for _ in range(calls)]
     for source, source_port, target, target_port in edges:

@@ -214,11 +214,11 @@ class _Tensors:
     producer's meta tuple is shared by its edges, so most lookups are by identity."""
 
     def __init__(self) -> None:
-        self._by_id: dict[int, TensorMeta] = {}
+        self.by_id: dict[int, TensorMeta] = {}
         self._by_value: dict[tuple[Any, ...], TensorMeta] = {}
 
     def one(self, meta: Meta) -> TensorMeta:
-        found = self._by_id.get(id(meta))
+        found = self.by_id.get(id(meta))
         if found is None:
             key = (tuple(meta[0]), meta[1], meta[2], meta[3])
             found = self._by_value.get(key)
@@ -226,7 +226,7 @@ class _Tensors:
                 dtype, device = meta_text(meta[1], meta[2])
                 found = self._by_value[key] = TensorMeta(shape=tuple(int(d) for d in meta[0]), dtype=dtype,
                                                          device=device, requires_grad=bool(meta[3]))
-            self._by_id[id(meta)] = found
+            self.by_id[id(meta)] = found
         return found
 
     def many(self, metas: list[Meta]) -> tuple[TensorMeta, ...]:
@@ -258,12 +258,17 @@ def _module_info(module: Any, memo: dict[int, dict[int, int]]) -> tuple[Any, ...
         total = sum(_parameter_ids(module, memo).values())
         # The module's own dicts, as named_parameters(recurse=False) and named_buffers(recurse=False)
         # read them (without their generator machinery: this runs once per module call).
-        params = [make_parameter_info(n, "parameter", tuple(p.shape), _dtype_text(p.dtype), p.numel(),
-                          p.requires_grad)
-                  for n, p in module._parameters.items() if p is not None]
-        params += [make_parameter_info(n, "buffer", tuple(b.shape), _dtype_text(b.dtype), b.numel(), False)
-                   for n, b in module._buffers.items() if b is not None]
-        own = sum(p.numel for p in params if p.kind == "parameter")
+        params = []
+        own = 0
+        for n, p in module._parameters.items():
+            if p is not None:
+                numel = p.numel()
+                own += numel
+                params.append(make_parameter_info(n, "parameter", tuple(p.shape), _dtype_text(p.dtype), numel,
+                                                  p.requires_grad))
+        for n, b in module._buffers.items():
+            if b is not None:
+                params.append(make_parameter_info(n, "buffer", tuple(b.shape), _dtype_text(b.dtype), b.numel(), False))
         try:
             extra = short_text(str(module.extra_repr()), 300)
         except Exception as exc:  # a model's own extra_repr may be broken  # noqa: BLE001
@@ -309,6 +314,9 @@ def _build(rec: Recorder, output: Any, error: BaseException | None) -> Graph:
             info = infos[id(c.module)] = _module_info(c.module, memo)
         call_infos.append(info)
     parents = [None if c.parent is None else c.parent.index for c in rec.calls]
+    # Record ids ("m3", "n17"), made once: edges and nodes refer to them many times.
+    call_ids = [f"m{i}" for i in range(len(rec.calls))]
+    node_ids = [f"n{i}" for i in range(len(rec.nodes))]
     node_calls = [n.call.index for n in rec.nodes]
     node_keys = [_node_key(n) for n in rec.nodes]
     wiring = [(e[0], e[1], e[2], e[3]) for e in rec.edges]
@@ -317,8 +325,8 @@ def _build(rec: Recorder, output: Any, error: BaseException | None) -> Graph:
 
     modules = tuple(
         make_module_call(
-            f"m{c.index}",  # id
-            None if c.parent is None else f"m{c.parent.index}",  # parent
+            call_ids[c.index],  # id
+            None if c.parent is None else call_ids[c.parent.index],  # parent
             c.path,
             c.path.rpartition(".")[2],  # name
             info[0],  # class_name
@@ -346,11 +354,11 @@ def _build(rec: Recorder, output: Any, error: BaseException | None) -> Graph:
 
     nodes = tuple(
         make_node(
-            f"n{n.index}",
+            node_ids[n.index],
             n.kind,  # type: ignore[arg-type]  # NodeRec.kind holds a NodeKind value
             n.name,
             n.label,
-            f"m{n.call.index}",
+            call_ids[n.call.index],
             tensors.many(n.outputs),
             arguments(n.arguments) if n.arguments else (),
             location(n.where, places),
@@ -359,8 +367,11 @@ def _build(rec: Recorder, output: Any, error: BaseException | None) -> Graph:
         )
         for n in rec.nodes
     )
-    one = tensors.one
-    edges = tuple(make_edge(f"n{s}", sp, f"n{t}", tp, one(m)) for s, sp, t, tp, m in rec.edges)
+    # Most edges carry their producer's meta object, which the nodes above have turned into a
+    # record already: tensors.one()'s first lookup, inlined (this runs for every edge).
+    one, meta_by_id = tensors.one, tensors.by_id
+    edges = tuple([make_edge(node_ids[s], sp, node_ids[t], tp, meta_by_id.get(id(m)) or one(m))
+                   for s, sp, t, tp, m in rec.edges])
     trace_error = None
     if error is not None:
         cls = type(error)
