@@ -208,7 +208,7 @@ def markdown(results: dict[str, Any]) -> str:
     versions = env.get("versions", {})
     settings = results.get("settings", {})
     out = ["# Vista benchmarks", "",
-           f"Measured {env.get('date')} on {env.get('nproc')} cores ({env.get('cpu')}), "
+           f"Last run {env.get('date')} on {env.get('nproc')} cores ({env.get('cpu')}), "
            f"{env.get('memory_gib')} GiB RAM, a shared and noisy machine; Python {env.get('python')}, "
            f"{env.get('chromium')}. Settings: "
            f"{settings.get('torch_threads', env.get('torch_threads'))} torch thread(s) in the trace-cost runs"
@@ -217,21 +217,29 @@ def markdown(results: dict[str, Any]) -> str:
     if settings.get("unavailable"):
         out += ["Tools that could not be run here:"]
         out += [f"- {k}: {v}" for k, v in settings["unavailable"].items()] + [""]
+    measured = results.get("measured", {})
+
+    def when(section: str) -> list[str]:
+        # Sections not rerun by a partial run (--only) keep their figures and their time.
+        return [f"_Measured {measured[section]}._", ""] if section in measured else []
+
     targets = results.get("targets", [])
     if targets:
         out += ["## Targets", "", "| target | result | measured |", "|---|---|---|"]
         out += [f"| {t['target']} | **{t['status']}** | {t['detail']} |" for t in targets] + [""]
     if results.get("trace_cost"):
-        out += ["## Trace cost", "", "Time to build the graph / time of a plain forward pass run right next to it, "
+        out += ["## Trace cost", "", *when("trace"),
+                "Time to build the graph / time of a plain forward pass run right next to it, "
                 "median over the rounds; same process, round-robin order, eval mode, `torch.no_grad()`. "
                 "In parentheses: the tool's median time.", ""]
         out += [*_cost_table(results["trace_cost"]), ""]
     if results.get("pages"):
-        out += ["## Page (headless Chromium)", "", *_pages_table(results["pages"]), ""]
+        out += ["## Page (headless Chromium)", "", *when("pages"), *_pages_table(results["pages"]), ""]
     if results.get("meta70b"):
-        out += ["## Huge model on the meta device (Llama-style 70 B)", "", *_meta_table(results["meta70b"]), ""]
+        out += ["## Huge model on the meta device (Llama-style 70 B)", "", *when("meta"),
+                *_meta_table(results["meta70b"]), ""]
     if results.get("coverage"):
-        out += ["## Coverage of Hugging Face architectures (tiny configs)", "",
+        out += ["## Coverage of Hugging Face architectures (tiny configs)", "", *when("coverage"),
                 "✓ = a graph was produced and every model output is reachable from the inputs along its edges; "
                 "disconnected = a graph, but some output is not reachable; ✗ = the tool raised.", ""]
         out += [*_coverage_table(results["coverage"]), ""]

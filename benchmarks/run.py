@@ -25,6 +25,7 @@ import time
 import traceback
 import warnings
 from collections.abc import Callable
+from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
@@ -187,6 +188,7 @@ def main(argv: list[str] | None = None) -> int:
     with tempfile.TemporaryDirectory(prefix="vista-bench-") as tmp:
         for section in args.sections:
             _log(f"== {section}")
+            results.setdefault("measured", {})[section] = datetime.now(timezone.utc).isoformat(timespec="minutes")
             start = time.perf_counter()
             try:
                 _RUNNERS[section](args, Path(tmp), results)
