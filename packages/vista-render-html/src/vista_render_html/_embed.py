@@ -15,12 +15,16 @@ from typing import Any
 __all__ = ["document_payload", "gzip_base64"]
 
 
-def gzip_base64(data: bytes) -> str:
-    """``data`` gzip-compressed (level 9, no timestamp) and base64-encoded."""
-    return base64.b64encode(gzip.compress(data, compresslevel=9, mtime=0)).decode("ascii")
+def gzip_base64(data: bytes, level: int = 9) -> str:
+    """``data`` gzip-compressed (no timestamp) and base64-encoded."""
+    return base64.b64encode(gzip.compress(data, compresslevel=level, mtime=0)).decode("ascii")
 
 
 def document_payload(document: dict[str, Any]) -> str:
-    """The graph document as compact UTF-8 JSON, gzip-compressed and base64-encoded."""
+    """The graph document as compact UTF-8 JSON, gzip-compressed and base64-encoded.
+
+    Level 6, not 9 like the bundle (compressed once per process): the document is compressed on
+    every render, and on a 24-layer GPT-2 (0.9 MB of JSON) level 9 takes ~28 ms where level 6
+    takes ~9 ms, for 5 KB more in a 0.92 MB page."""
     text = json.dumps(document, ensure_ascii=False, separators=(",", ":"), allow_nan=False)
-    return gzip_base64(text.encode("utf-8"))
+    return gzip_base64(text.encode("utf-8"), level=6)
