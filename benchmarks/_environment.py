@@ -5,14 +5,16 @@ from __future__ import annotations
 import os
 import platform
 import shutil
+import statistics
 import subprocess
 import sys
+import time
 from datetime import datetime, timezone
 from typing import Any
 
 from ._tools import tool_versions
 
-__all__ = ["environment"]
+__all__ = ["environment", "python_speed_ms"]
 
 
 def _cpu_model() -> str:
@@ -43,6 +45,25 @@ def _chromium() -> str:
                               check=False).stdout.strip()
     except (OSError, subprocess.SubprocessError) as exc:
         return f"unknown ({exc})"
+
+
+def python_speed_ms(repeats: int = 7) -> float:
+    """Median time of a fixed pure-Python workload (dict, tuple and string work, the kind tracing
+    does): a reading of how busy the shared machine was when a section ran, to compare runs by.
+    Lower is a quieter machine."""
+
+    def work() -> int:
+        table: dict[int, tuple[int, str]] = {}
+        for i in range(200_000):
+            table[i & 1023] = (i, str(i & 63))
+        return len(table)
+
+    times = []
+    for _ in range(repeats):
+        start = time.perf_counter()
+        work()
+        times.append(time.perf_counter() - start)
+    return round(statistics.median(times) * 1000, 1)
 
 
 def environment() -> dict[str, Any]:

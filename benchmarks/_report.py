@@ -221,7 +221,11 @@ def markdown(results: dict[str, Any]) -> str:
 
     def when(section: str) -> list[str]:
         # Sections not rerun by a partial run (--only) keep their figures and their time.
-        return [f"_Measured {measured[section]}._", ""] if section in measured else []
+        if section not in measured:
+            return []
+        at, speed = measured[section]["at"], measured[section]["python_ms"]
+        return [f"_Measured {at}; machine reading {speed} ms (a fixed pure-Python workload timed as the "
+                "section started: the same machine reads higher when it is busier)._", ""]
 
     targets = results.get("targets", [])
     if targets:
