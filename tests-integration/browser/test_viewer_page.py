@@ -3,6 +3,7 @@ that also defines AMD `define`, and screenshots to look at."""
 
 from __future__ import annotations
 
+import html
 import json
 from collections.abc import Callable
 from pathlib import Path
@@ -12,7 +13,7 @@ import browser_expectations as ex
 import pytest
 from browser_models import HOSTILE_CLASS, HOSTILE_MESSAGE
 from browser_page import OpenPage, Viewer, Watch
-from playwright.sync_api import Page
+from playwright.sync_api import Page, expect
 
 from vista_render_html import render_html
 
@@ -164,3 +165,54 @@ def test_a_document_the_viewer_cannot_draw_says_so(documents: Documents, watch: 
                      return r.height > 0 && r.top >= 0 && r.bottom <= innerHeight; })""")
     assert visible, "the viewer's error message is outside the window"
     assert page.query_selector(viewer.sel("g.vista-node")) is None
+
+
+def _framed(page_html: str) -> str:
+    """A host page holding ``page_html`` the way vista-jupyter shows it: a sandboxed srcdoc frame
+    (the host's own posting script is vista-jupyter's, tested in the notebooks session)."""
+    return ('<!doctype html><html><body><iframe id="f" sandbox="allow-scripts allow-downloads" '
+            f'style="width: 900px; height: 500px" srcdoc="{html.escape(page_html, quote=True)}"></iframe>'
+            '</body></html>')
+
+
+def _frame_theme(page: Page) -> str | None:
+    frame = page.frame_locator("#f").locator(".vista-viewer")
+    expect(frame).to_have_attribute("data-state", "ready", timeout=60_000)
+    return frame.get_attribute("data-theme")
+
+
+def _post(page: Page, message: object) -> None:
+    page.evaluate("m => document.getElementById('f').contentWindow.postMessage(m, '*')", message)
+
+
+def test_a_framed_page_follows_the_theme_its_notebook_posts(documents: Documents,
+                                                           open_html: Callable[..., Page]) -> None:
+    page = open_html(_framed(render_html(documents("mlp"))), color_scheme="light")
+    assert _frame_theme(page) == "light"  # nothing posted yet: the system setting
+    _post(page, {"type": "vista:host-theme", "theme": "dark"})
+    expect(page.frame_locator("#f").locator(".vista-viewer")).to_have_attribute("data-theme", "dark")
+    # Anything else is ignored: unknown values, other message types, strings.
+    for message in ({"type": "vista:host-theme", "theme": "light; x"}, {"type": "other", "theme": "light"},
+                    "vista:host-theme light", None):
+        _post(page, message)
+    page.wait_for_timeout(200)
+    assert _frame_theme(page) == "dark"
+    _post(page, {"type": "vista:host-theme", "theme": "light"})
+    expect(page.frame_locator("#f").locator(".vista-viewer")).to_have_attribute("data-theme", "light")
+
+
+def test_a_framed_page_hears_only_its_parent_and_an_explicit_theme_wins(documents: Documents,
+                                                                       open_html: Callable[..., Page]) -> None:
+    page = open_html(_framed(render_html(documents("mlp"), theme="light")), color_scheme="light")
+    assert _frame_theme(page) == "light"
+    _post(page, {"type": "vista:host-theme", "theme": "dark"})
+    page.wait_for_timeout(200)
+    assert _frame_theme(page) == "light"  # theme="light" was asked for: the notebook's theme does not override
+
+    page = open_html(_framed(render_html(documents("mlp"))), name="other.html", color_scheme="light")
+    assert _frame_theme(page) == "light"
+    # The frame posting to itself (not its parent) changes nothing.
+    page.frame_locator("#f").locator("body").evaluate(
+        "() => window.postMessage({ type: 'vista:host-theme', theme: 'dark' }, '*')")
+    page.wait_for_timeout(200)
+    assert _frame_theme(page) == "light"

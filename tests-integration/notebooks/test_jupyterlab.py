@@ -98,6 +98,16 @@ def _viewer(cell: Locator) -> FrameLocator:
     return frame
 
 
+def _use_theme(page: Page, name: str) -> None:
+    """Settings > Theme > name, through JupyterLab's menus."""
+    def item(label: str) -> Locator:
+        return page.locator(".lm-Menu-item .lm-Menu-itemLabel").filter(has_text=re.compile(f"^{re.escape(label)}$"))
+
+    page.locator(".lm-MenuBar-itemLabel").filter(has_text=re.compile("^Settings$")).click()
+    item("Theme").click()
+    item(name).click()
+
+
 def test_trace_and_failure_in_jupyterlab(lab: JupyterLab, lab_page: OfflinePage, artifacts: Path) -> None:
     page = lab_page.page
     page.goto(lab.lab_url(NOTEBOOK))
@@ -142,6 +152,19 @@ def test_trace_and_failure_in_jupyterlab(lab: JupyterLab, lab_page: OfflinePage,
 
     # Both outputs stay alive and independent in one notebook.
     expect(_viewer(traced).locator('g.vista-node[data-failed="true"]')).to_have_count(0)
+
+    # theme "auto" follows JupyterLab's theme, not only the system's: the frames cannot read the
+    # notebook's DOM, so the script next to each frame posts the theme in on every change.
+    assert _viewer(traced).locator(".vista-viewer").get_attribute("data-theme") == "light"
+    _use_theme(page, "JupyterLab Dark")
+    expect(page.locator("body")).to_have_attribute("data-jp-theme-light", "false")
+    for cell in (traced, failed):
+        expect(_viewer(cell).locator(".vista-viewer")).to_have_attribute("data-theme", "dark")
+    traced.scroll_into_view_if_needed()
+    traced.screenshot(path=str(artifacts / "jupyterlab-trace-dark.png"))
+    _use_theme(page, "JupyterLab Light")
+    for cell in (traced, failed):
+        expect(_viewer(cell).locator(".vista-viewer")).to_have_attribute("data-theme", "light")
     page.set_viewport_size({"width": 1400, "height": 1600})  # the partial graph and the traceback at once
     failed.scroll_into_view_if_needed()
     _viewer(failed).locator(".vista-error").scroll_into_view_if_needed()

@@ -76,12 +76,23 @@ export const PALETTES: Readonly<Record<ThemeName, Palette>> = {
 };
 
 /**
- * The theme "auto" resolves to: dark when a notebook says so (JupyterLab's
- * `data-jp-theme-light="false"`, VS Code's `vscode-dark` body class), else the system
+ * Set on the page's root element (`<html data-vista-host-theme="dark">`) when the page is framed
+ * in a notebook that told it its theme: the page of a notebook output cannot read the
+ * notebook's own DOM, so vista-jupyter's host script posts the theme in and the page's loader
+ * sets this (see vista-render-html's page template).
+ */
+export const HOST_THEME_ATTRIBUTE = "data-vista-host-theme";
+
+/**
+ * The theme "auto" resolves to: the theme of the notebook around the page, when it said
+ * (`data-vista-host-theme` on the root element), or when the viewer is in the notebook's own
+ * page (JupyterLab's `data-jp-theme-light`, VS Code's `vscode-dark` body class); else the system
  * preference.
  */
 export function resolveTheme(option: ThemeOption, doc: Document = document): ThemeName {
   if (option !== "auto") return option;
+  const host = doc.documentElement?.getAttribute(HOST_THEME_ATTRIBUTE);
+  if (host === "dark" || host === "light") return host;
   const body = doc.body as HTMLElement | null;
   if (body !== null) {
     const jp = body.getAttribute("data-jp-theme-light");

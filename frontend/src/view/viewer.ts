@@ -21,7 +21,7 @@ import { createMeasure, type Measure } from "./measure";
 import { GraphRenderer } from "./render";
 import { mark } from "../perf";
 import css from "./styles.css";
-import { PALETTES, resolveTheme, type Palette, type ThemeName, type ThemeOption } from "./theme";
+import { HOST_THEME_ATTRIBUTE, PALETTES, resolveTheme, type Palette, type ThemeName, type ThemeOption } from "./theme";
 
 export interface ViewerOptions {
   /** Initial open depth: 0 = the model as one box, 1 (default) = the model's children as boxes. */
@@ -670,10 +670,12 @@ export class Viewer {
       mq.addEventListener("change", onChange);
       this.cleanups.push(() => mq.removeEventListener("change", onChange));
     }
-    const body = this.container.ownerDocument.body as HTMLElement | null;
-    if (body !== null && typeof MutationObserver !== "undefined") {
+    const doc = this.container.ownerDocument;
+    const body = doc.body as HTMLElement | null;
+    if (typeof MutationObserver !== "undefined") {
       const observer = new MutationObserver(onChange);
-      observer.observe(body, { attributes: true, attributeFilter: ["class", "data-jp-theme-light"] });
+      observer.observe(doc.documentElement, { attributes: true, attributeFilter: [HOST_THEME_ATTRIBUTE] });
+      if (body !== null) observer.observe(body, { attributes: true, attributeFilter: ["class", "data-jp-theme-light"] });
       this.cleanups.push(() => observer.disconnect());
     }
   }

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 from jupyter_pages import parse_frames
 
-from vista_jupyter._frame import SANDBOX, iframe_html
+from vista_jupyter._frame import _HOST_THEME_SCRIPT, SANDBOX, iframe_html
 
 HOSTILE = (
     '<!doctype html><p title="a">x</p></iframe><script>parent.document.body.remove()</script>'
@@ -17,7 +17,8 @@ HOSTILE = (
 def test_page_round_trips_through_srcdoc(page: str) -> None:
     html_text = iframe_html(page, height="600px", width="100%", title='Vista graph of "Net" <b>')
     frames, tags = parse_frames(html_text)
-    assert tags == ["iframe"]  # the page's own tags stay inside the attribute
+    assert tags == ["iframe", "script"]  # the page's own tags stay inside the attribute
+    assert html_text.endswith("</iframe>" + _HOST_THEME_SCRIPT)  # then the fixed theme script, nothing of the page
     assert frames[0]["srcdoc"] == page
     assert frames[0]["title"] == 'Vista graph of "Net" <b>'
     assert frames[0]["sandbox"] == SANDBOX == "allow-scripts allow-downloads"

@@ -15,6 +15,7 @@ from jupyter_pages import frame_page, page_graph, page_options, parse_frames
 import vista_core
 import vista_jupyter
 from vista_jupyter import TraceInputError, VistaGraph, trace_model
+from vista_jupyter._frame import _HOST_THEME_SCRIPT
 from vista_jupyter._traceback import is_vista_frame
 from vista_render_html import render_html
 
@@ -53,7 +54,7 @@ def test_output_is_a_sandboxed_frame_with_the_options(tiny: TinyNet) -> None:
                        show_parameters=False, show_constants=False, display=False)
     html_text = view._repr_html_()
     frames, tags = parse_frames(html_text)
-    assert tags == ["iframe"]
+    assert tags == ["iframe", "script"]  # the frame, then vista-jupyter's fixed theme script
     frame = frames[0]
     assert frame["sandbox"] == "allow-scripts allow-downloads"
     assert frame["style"] is not None
@@ -70,10 +71,11 @@ def test_output_is_a_sandboxed_frame_with_the_options(tiny: TinyNet) -> None:
     assert view._repr_mimebundle_() == {"text/html": html_text, "text/plain": repr(view)}
 
 
-def test_auto_theme_frame_is_the_frame_alone(tiny: TinyNet) -> None:
+def test_only_the_frame_and_its_theme_script_land_on_the_notebook_page(tiny: TinyNet) -> None:
     html_text = trace_model(tiny, torch.randn(1, 4), display=False)._repr_html_()
     _, tags = parse_frames(html_text)
-    assert tags == ["iframe"]  # nothing else lands on the notebook's page
+    assert tags == ["iframe", "script"]
+    assert html_text.endswith("</iframe>" + _HOST_THEME_SCRIPT)  # the same script for every model
     assert page_options(frame_page(html_text))["theme"] == "auto"
 
 
