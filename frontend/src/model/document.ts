@@ -47,6 +47,11 @@ export interface LeafGroup {
   readonly nodes: readonly string[];
 }
 
+/** "48 outputs": how many inputs or outputs a group holds, as its box, header and details say. */
+export function leafGroupSize(group: Pick<LeafGroup, "kind" | "nodes">): string {
+  return `${group.nodes.length} ${group.kind}s`;
+}
+
 /** Fewest inputs (or outputs) under one name that are grouped: below it they are drawn one by one. */
 export const LEAF_GROUP_MIN = 5;
 
@@ -255,7 +260,7 @@ function groupLeaves(doc: GraphDocument): { doc: GraphDocument; groups: Map<stri
       path: name,
       name,
       class_name: name,
-      class_qualname: `${members.length} ${kind}s`,
+      class_qualname: leafGroupSize(group),
       call_index: 0,
       num_params: 0,
       num_params_own: 0,

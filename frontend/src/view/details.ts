@@ -2,7 +2,7 @@
  * The details panel: what the document says about one node or module call. Built with
  * textContent only: class names, reprs, messages and source code are data, never markup.
  */
-import type { GraphIndex, LeafGroup, ModuleCall, Node, Source } from "../model/document";
+import { leafGroupSize, type GraphIndex, type LeafGroup, type ModuleCall, type Node, type Source } from "../model/document";
 import { formatCount, formatShape, formatTensor } from "../model/format";
 
 type Row = readonly [string, string];
@@ -50,7 +50,7 @@ export function showNode(panel: HTMLElement, index: GraphIndex, node: Node): voi
   const module = index.modules.get(node.module);
   const rows: Row[] = [["name", node.name]];
   const group = index.groups.get(node.module);
-  if (group !== undefined) rows.push(["group", `${group.name} (${group.nodes.length} ${group.kind}s)`]);
+  if (group !== undefined) rows.push(["group", `${group.name} (${leafGroupSize(group)})`]);
   else if (module !== undefined) rows.push(["module", `${module.path === "" ? "(model)" : module.path} (${module.class_name})`]);
   if (node.value !== undefined) rows.push(["value", node.value]);
   table(panel, rows);

@@ -4,7 +4,7 @@
  * always fits the box Graphviz was given.
  */
 import { formatCount, formatShape } from "../model/format";
-import type { LeafGroup } from "../model/document";
+import { leafGroupSize } from "../model/document";
 import type { VisibleBox, VisibleContainer, VisibleItem, VisibleNode } from "../model/visible";
 import type { Measure } from "./measure";
 
@@ -82,16 +82,11 @@ function nodeLook(item: VisibleNode, measure: Measure): Look {
   return { shape, width: Math.max(min, widthOf(lines, measure) + pad), height, lines, toggle: false, fold: 0 };
 }
 
-/** "48 outputs": the second line of a group of the model's inputs or outputs. */
-function groupText(group: LeafGroup): string {
-  return `${group.nodes.length} ${group.kind}s`;
-}
-
 function boxLook(box: VisibleBox, index: { paths: readonly string[] }, measure: Measure): Look {
   const m = box.module;
   let lines: TextLine[];
   if (box.group !== undefined) {
-    lines = [line(box.group.name, 12, 700), line(groupText(box.group), 10.5, 400, true)];
+    lines = [line(box.group.name, 12, 700), line(leafGroupSize(box.group), 10.5, 400, true)];
   } else {
     const title = box.repeat > 1 ? `${m.class_name} ×${box.repeat}` : m.class_name;
     const first = index.paths[0] ?? m.path;
@@ -112,7 +107,7 @@ export function itemLook(item: VisibleItem, paths: (ids: readonly string[]) => s
 /** Header lines of an open module box and the width they need. */
 export function headerLook(c: VisibleContainer, measure: Measure): { lines: TextLine[]; minWidth: number } {
   const m = c.module;
-  const sub = c.group !== undefined ? groupText(c.group) : [m.path === "" ? "(model)" : m.path, paramText(m.num_params)].join(" · ");
+  const sub = c.group !== undefined ? leafGroupSize(c.group) : [m.path === "" ? "(model)" : m.path, paramText(m.num_params)].join(" · ");
   const lines = [line(m.class_name, 12, 700), line(sub, 10.5, 400, true, 72)];
   return { lines, minWidth: widthOf(lines, measure) + 24 + controlsWidth(c.run) + 10 };
 }

@@ -237,10 +237,7 @@ export class GraphRenderer {
             .attr("font-family", LABEL_FAMILY)
             .attr("font-size", 9)
             .attr("fill", palette.edgeLabel)
-            .attr("stroke", palette.background)
-            .attr("stroke-width", 3)
-            .attr("stroke-linejoin", "round")
-            .attr("paint-order", "stroke")
+            .call(halo, palette.background, 3)
             .text(route.label.text || formatShapes(e.tensors))
             .node();
         }
@@ -367,6 +364,14 @@ function linesHeight(lines: readonly TextLine[]): number {
   return lines.reduce((h, l) => h + l.size * 1.3, 0);
 }
 
+/**
+ * A halo around text in `color` (a stroke painted under the fill), so lines crossing it stop
+ * short of the letters. The PDF export finds halos by their paint-order and drops them.
+ */
+function halo(text: Selection<SVGTextElement, unknown, null, undefined>, color: string, width: number): void {
+  text.attr("stroke", color).attr("stroke-width", width).attr("stroke-linejoin", "round").attr("paint-order", "stroke");
+}
+
 function drawLines(
   el: G,
   lines: readonly TextLine[],
@@ -375,7 +380,7 @@ function drawLines(
   anchor: "start" | "middle",
   color: string,
   palette: Palette,
-  halo?: string,
+  haloColor?: string,
 ): void {
   let y = top;
   for (const l of lines) {
@@ -388,9 +393,7 @@ function drawLines(
       .attr("font-size", l.size)
       .attr("font-weight", l.weight)
       .attr("fill", l.muted ? palette.muted : color);
-    if (halo !== undefined) {
-      text.attr("stroke", halo).attr("stroke-width", 4).attr("stroke-linejoin", "round").attr("paint-order", "stroke");
-    }
+    if (haloColor !== undefined) halo(text, haloColor, 4);
     text.text(l.text);
   }
 }
