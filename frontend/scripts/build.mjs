@@ -47,6 +47,7 @@ const optionalJsPdfDeps = {
 const VIZ = /[\\/]@viz-js[\\/]viz[\\/]dist[\\/]viz\.js$/;
 const WASM_LITERAL = /findWasmBinary\(\)\{return binaryDecode\('((?:[^'\\]|\\[\s\S])*)'\)\}/g;
 const INSTANTIATE = "var instance=await WebAssembly.instantiate(binary,imports);return instance";
+const SCRIPT_DIRECTORY = 'try{scriptDirectory=new URL(".",_scriptName).href;}catch{}';
 
 function replaceOnce(text, pattern, replacement, what) {
   const matches = typeof pattern === "string" ? text.split(pattern).length - 1 : [...text.matchAll(pattern)].length;
@@ -84,6 +85,12 @@ const patchedBackend = {
       let text = await readFile(args.path, "utf8");
       text = replaceOnce(text, WASM_LITERAL, "findWasmBinary(){return __vistaWasmSource()}", "embedded WASM literal");
       text = replaceOnce(text, INSTANTIATE, "return await __vistaInstantiateWasm(binary,imports)", "WebAssembly.instantiate call");
+      // The script's directory is only used to fetch the WASM file, which the patches above
+      // replace; in the bundle import.meta.url is undefined, so computing it always threw (and
+      // caught) a TypeError as Graphviz started. A thrown error is not free: where DevTools or
+      // any inspector is attached, V8 records its stack with source positions, re-parsing every
+      // function on it, the whole bundle included (30-50 ms on the first view).
+      text = replaceOnce(text, SCRIPT_DIRECTORY, "", "script directory computation");
       const header = `import { wasmSource as __vistaWasmSource, instantiateWasm as __vistaInstantiateWasm } from ${JSON.stringify(provider)};\n`;
       return { contents: header + text, loader: "js" };
     });
