@@ -122,7 +122,7 @@ def browser(session: nox.Session) -> None:
 
 @nox.session(python=PYTHON)
 def notebooks(session: nox.Session) -> None:
-    """The example notebook executed by a real kernel, and trace_model in a real JupyterLab."""
+    """The example notebook executed by a real kernel, and trace_model in real JupyterLab and Notebook 7 servers."""
     ensure_chromium(session)
     install(session, "-e", CORE, "-e", RENDER, "-e", JUPYTER, "-r", "tests-integration/requirements.txt",
             "-r", "tests-integration/requirements-notebooks.txt")

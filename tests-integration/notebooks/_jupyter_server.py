@@ -1,6 +1,7 @@
-"""A real JupyterLab 4 server on localhost for the tests: started in a temporary root with its
-own config, settings and runtime folders (nothing from the user's ~/.jupyter), a random free
-port and a random token; stopped (its whole process group) when the test is done."""
+"""A real notebook server on localhost for the tests, JupyterLab 4 or Jupyter Notebook 7:
+started in a temporary root with its own config, settings and runtime folders (nothing from
+the user's ~/.jupyter), a random free port and a random token; stopped (its whole process
+group) when the test is done."""
 
 from __future__ import annotations
 
@@ -18,15 +19,26 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import IO
 
-__all__ = ["JupyterLab", "start_jupyterlab", "stop_jupyterlab"]
+__all__ = ["APPS", "JupyterServer", "start_server", "stop_server"]
+
+#: The notebook front ends tested, by the name of their Python module, with the URL path that
+#: opens a notebook and the flags that keep them offline.
+APPS: dict[str, tuple[str, list[str]]] = {
+    "jupyterlab": ("lab/tree", ["--LabApp.news_url=",
+                                "--LabApp.check_for_updates_class=jupyterlab.NeverCheckForUpdate"]),
+    # Notebook 7 takes no LabApp flags; the notification settings written by _quiet_settings
+    # (its front end is built from JupyterLab's components) keep it offline too.
+    "notebook": ("notebooks", []),
+}
 
 STARTUP_TIMEOUT_S = 120.0
 
 
 @dataclass
-class JupyterLab:
-    """A running server: its base URL, token, root folder, process and log file."""
+class JupyterServer:
+    """A running server: its app, base URL, token, root folder, process and log file."""
 
+    app: str
     url: str
     token: str
     root: Path
@@ -34,8 +46,8 @@ class JupyterLab:
     log_path: Path
     log_file: IO[bytes]
 
-    def lab_url(self, notebook: str) -> str:
-        return f"{self.url}/lab/tree/{notebook}?token={self.token}"
+    def notebook_url(self, notebook: str) -> str:
+        return f"{self.url}/{APPS[self.app][0]}/{notebook}?token={self.token}"
 
     def log(self) -> str:
         self.log_file.flush()
@@ -50,7 +62,7 @@ def _free_port() -> int:
 
 
 def _quiet_settings(settings_dir: Path) -> None:
-    """User settings that keep JupyterLab from asking about news and updates (no network)."""
+    """User settings that keep the app from asking about news and updates (no network)."""
     target = settings_dir / "@jupyterlab" / "apputils-extension"
     target.mkdir(parents=True, exist_ok=True)
     (target / "notification.jupyterlab-settings").write_text(
@@ -58,8 +70,9 @@ def _quiet_settings(settings_dir: Path) -> None:
     )
 
 
-def start_jupyterlab(root: Path, home: Path) -> JupyterLab:
-    """Start JupyterLab serving ``root``; ``home`` holds its private config and state."""
+def start_server(app: str, root: Path, home: Path) -> JupyterServer:
+    """Start ``app`` (a key of :data:`APPS`) serving ``root``; ``home`` holds its private config
+    and state."""
     port, token = _free_port(), secrets.token_hex(16)
     _quiet_settings(home / "settings")
     env = dict(
@@ -71,45 +84,44 @@ def start_jupyterlab(root: Path, home: Path) -> JupyterLab:
         IPYTHONDIR=str(home / "ipython"),
     )
     command = [
-        sys.executable, "-m", "jupyterlab",
+        sys.executable, "-m", app,
         "--no-browser",
         "--ip=127.0.0.1",
         f"--port={port}",
         "--ServerApp.port_retries=0",
         f"--IdentityProvider.token={token}",
         f"--ServerApp.root_dir={root}",
-        "--LabApp.news_url=",
-        "--LabApp.check_for_updates_class=jupyterlab.NeverCheckForUpdate",
+        *APPS[app][1],
     ]
     if os.geteuid() == 0:  # CI runs the tests as root
         command.append("--allow-root")
-    log_path = home / "jupyterlab.log"
+    log_path = home / f"{app}.log"
     log_file = log_path.open("wb")
     process = subprocess.Popen(command, env=env, stdout=log_file, stderr=subprocess.STDOUT, cwd=root,
                                start_new_session=True)
-    lab = JupyterLab(f"http://127.0.0.1:{port}", token, root, process, log_path, log_file)
+    server = JupyterServer(app, f"http://127.0.0.1:{port}", token, root, process, log_path, log_file)
     deadline = time.monotonic() + STARTUP_TIMEOUT_S
     while time.monotonic() < deadline:
         if process.poll() is not None:
-            raise RuntimeError(f"JupyterLab exited with code {process.returncode}:\n{lab.log()}")
+            raise RuntimeError(f"{app} exited with code {process.returncode}:\n{server.log()}")
         try:
-            with urllib.request.urlopen(f"{lab.url}/api/status?token={token}", timeout=5) as response:
+            with urllib.request.urlopen(f"{server.url}/api/status?token={token}", timeout=5) as response:
                 if response.status == 200:
-                    return lab
+                    return server
         except (urllib.error.URLError, ConnectionError, TimeoutError):
             pass
         time.sleep(0.5)
-    stop_jupyterlab(lab)
-    raise RuntimeError(f"JupyterLab did not answer within {STARTUP_TIMEOUT_S:.0f} s:\n{lab.log()}")
+    stop_server(server)
+    raise RuntimeError(f"{app} did not answer within {STARTUP_TIMEOUT_S:.0f} s:\n{server.log()}")
 
 
-def stop_jupyterlab(lab: JupyterLab) -> None:
+def stop_server(server: JupyterServer) -> None:
     """Stop the server and its kernels (the process group the server leads)."""
-    if lab.process.poll() is None:
-        os.killpg(lab.process.pid, signal.SIGTERM)
+    if server.process.poll() is None:
+        os.killpg(server.process.pid, signal.SIGTERM)
         try:
-            lab.process.wait(timeout=30)
+            server.process.wait(timeout=30)
         except subprocess.TimeoutExpired:
-            os.killpg(lab.process.pid, signal.SIGKILL)
-            lab.process.wait(timeout=10)
-    lab.log_file.close()
+            os.killpg(server.process.pid, signal.SIGKILL)
+            server.process.wait(timeout=10)
+    server.log_file.close()

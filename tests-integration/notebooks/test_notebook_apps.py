@@ -1,7 +1,8 @@
-"""trace_model in a real JupyterLab 4: a server on localhost, a notebook opened in headless
-Chromium, cells run through the UI. The graph must appear inside the output's frame and respond
-to clicks; a failing model must show its partial graph and the usual Python traceback.
-Screenshots go to tests-integration/artifacts/."""
+"""trace_model in the real notebook apps, JupyterLab 4 and Jupyter Notebook 7: a server on
+localhost, a notebook opened in headless Chromium, cells run through the UI. The graph must
+appear inside the output's frame and respond to clicks; a failing model must show its partial
+graph and the usual Python traceback; theme "auto" must follow the app's theme. Screenshots go
+to tests-integration/artifacts/."""
 
 from __future__ import annotations
 
@@ -11,14 +12,14 @@ from pathlib import Path
 
 import nbformat
 import pytest
-from _jupyterlab_server import JupyterLab, start_jupyterlab, stop_jupyterlab
+from _jupyter_server import APPS, JupyterServer, start_server, stop_server
 from conftest import RENDER_TIMEOUT_MS, OfflinePage
 from nbformat.v4 import new_code_cell, new_notebook
 from playwright.sync_api import Browser, FrameLocator, Locator, Page, expect
 
 pytestmark = pytest.mark.slow
 
-NOTEBOOK = "vista-lab.ipynb"
+NOTEBOOK = "vista-app.ipynb"
 SETUP = '''import torch
 from torch import nn
 from vista_jupyter import trace_model
@@ -54,21 +55,22 @@ TRACE = "graph = trace_model(Net(), torch.randn(2, 8), depth=1, height=460)"
 FAIL = "trace_model(ConcatBug(), torch.randn(3, 16), height=560)"
 
 
-@pytest.fixture(scope="module")
-def lab(tmp_path_factory: pytest.TempPathFactory) -> Iterator[JupyterLab]:
-    root = tmp_path_factory.mktemp("lab-root")
-    # No kernelspec in the metadata: JupyterLab asks which kernel to start ("Select Kernel").
+@pytest.fixture(scope="module", params=sorted(APPS))
+def server(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory) -> Iterator[JupyterServer]:
+    app: str = request.param
+    root = tmp_path_factory.mktemp(f"{app}-root")
+    # No kernelspec in the metadata: the app asks which kernel to start ("Select Kernel").
     notebook = new_notebook(cells=[new_code_cell(SETUP), new_code_cell(TRACE), new_code_cell(FAIL)])
     nbformat.write(notebook, root / NOTEBOOK)
-    server = start_jupyterlab(root, tmp_path_factory.mktemp("lab-home"))
-    yield server
-    stop_jupyterlab(server)
+    running = start_server(app, root, tmp_path_factory.mktemp(f"{app}-home"))
+    yield running
+    stop_server(running)
 
 
 @pytest.fixture
-def lab_page(browser: Browser, lab: JupyterLab) -> Iterator[OfflinePage]:
+def app_page(browser: Browser, server: JupyterServer) -> Iterator[OfflinePage]:
     context = browser.new_context(viewport={"width": 1400, "height": 1000})
-    page = OfflinePage(context, allowed=(lab.url + "/", lab.url.replace("http", "ws") + "/"))
+    page = OfflinePage(context, allowed=(server.url + "/", server.url.replace("http", "ws") + "/"))
     yield page
     context.close()
 
@@ -99,7 +101,7 @@ def _viewer(cell: Locator) -> FrameLocator:
 
 
 def _use_theme(page: Page, name: str) -> None:
-    """Settings > Theme > name, through JupyterLab's menus."""
+    """Settings > Theme > name, through the app's menus (Lumino's, in both apps)."""
     def item(label: str) -> Locator:
         return page.locator(".lm-Menu-item .lm-Menu-itemLabel").filter(has_text=re.compile(f"^{re.escape(label)}$"))
 
@@ -108,9 +110,10 @@ def _use_theme(page: Page, name: str) -> None:
     item(name).click()
 
 
-def test_trace_and_failure_in_jupyterlab(lab: JupyterLab, lab_page: OfflinePage, artifacts: Path) -> None:
-    page = lab_page.page
-    page.goto(lab.lab_url(NOTEBOOK))
+def test_trace_failure_and_theme(server: JupyterServer, app_page: OfflinePage, artifacts: Path) -> None:
+    page = app_page.page
+    shot = server.app  # screenshots: jupyterlab-*.png, notebook-*.png
+    page.goto(server.notebook_url(NOTEBOOK))
     _accept_kernel_dialog(page)
 
     setup = _run_cell(page, 0)
@@ -135,7 +138,7 @@ def test_trace_and_failure_in_jupyterlab(lab: JupyterLab, lab_page: OfflinePage,
     expect(details).to_contain_text("torch.nn.functional.linear")
     expect(details).to_contain_text("head (Linear)")
     traced.scroll_into_view_if_needed()
-    traced.screenshot(path=str(artifacts / "jupyterlab-trace.png"))
+    traced.screenshot(path=str(artifacts / f"{shot}-trace.png"))
 
     # A failing model: partial graph with the failed node and traceback, then the usual error.
     failed = _run_cell(page, 2)
@@ -153,7 +156,7 @@ def test_trace_and_failure_in_jupyterlab(lab: JupyterLab, lab_page: OfflinePage,
     # Both outputs stay alive and independent in one notebook.
     expect(_viewer(traced).locator('g.vista-node[data-failed="true"]')).to_have_count(0)
 
-    # theme "auto" follows JupyterLab's theme, not only the system's: the frames cannot read the
+    # theme "auto" follows the app's theme, not only the system's: the frames cannot read the
     # notebook's DOM, so the script next to each frame posts the theme in on every change.
     assert _viewer(traced).locator(".vista-viewer").get_attribute("data-theme") == "light"
     _use_theme(page, "JupyterLab Dark")
@@ -161,7 +164,7 @@ def test_trace_and_failure_in_jupyterlab(lab: JupyterLab, lab_page: OfflinePage,
     for cell in (traced, failed):
         expect(_viewer(cell).locator(".vista-viewer")).to_have_attribute("data-theme", "dark")
     traced.scroll_into_view_if_needed()
-    traced.screenshot(path=str(artifacts / "jupyterlab-trace-dark.png"))
+    traced.screenshot(path=str(artifacts / f"{shot}-trace-dark.png"))
     _use_theme(page, "JupyterLab Light")
     for cell in (traced, failed):
         expect(_viewer(cell).locator(".vista-viewer")).to_have_attribute("data-theme", "light")
@@ -169,6 +172,6 @@ def test_trace_and_failure_in_jupyterlab(lab: JupyterLab, lab_page: OfflinePage,
     failed.scroll_into_view_if_needed()
     _viewer(failed).locator(".vista-error").scroll_into_view_if_needed()
     page.wait_for_timeout(500)  # let the resized page repaint its frames
-    page.screenshot(path=str(artifacts / "jupyterlab-failure.png"))
-    failed.locator("iframe.vista-frame").screenshot(path=str(artifacts / "jupyterlab-failure-frame.png"))
-    assert lab_page.blocked == [], f"requests outside the local server: {lab_page.blocked}"
+    page.screenshot(path=str(artifacts / f"{shot}-failure.png"))
+    failed.locator("iframe.vista-frame").screenshot(path=str(artifacts / f"{shot}-failure-frame.png"))
+    assert app_page.blocked == [], f"requests outside the local server: {app_page.blocked}"
