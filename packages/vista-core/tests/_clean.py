@@ -13,6 +13,7 @@ from __future__ import annotations
 import gc
 import sys
 import threading
+import warnings
 from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import Any
@@ -71,6 +72,12 @@ def _hook_registry(name: str) -> object:
     return value  # a plain bool on some versions (_global_is_full_backward_hook)
 
 
+def _compiler_stance() -> object:
+    eval_frame = sys.modules.get("torch._dynamo.eval_frame")
+    stance = getattr(eval_frame, "_stance", None)
+    return None if stance is None else (id(stance), getattr(stance, "stance", None))
+
+
 def torch_state() -> dict[str, object]:
     """Everything global a trace could change, as comparable values."""
     state: dict[str, object] = {
@@ -88,6 +95,9 @@ def torch_state() -> dict[str, object]:
         "recursion limit": sys.getrecursionlimit(),
         "garbage collector enabled": gc.isenabled(),
         "garbage collector thresholds": gc.get_threshold(),
+        "warnings filters": tuple(warnings.filters),
+        # torch.compile's stance ("default", "force_eager", …), once Dynamo is loaded.
+        "compiler stance": _compiler_stance(),
     }
     for name in HOOK_REGISTRIES:
         state[f"torch.nn.modules.module.{name}"] = _hook_registry(name)

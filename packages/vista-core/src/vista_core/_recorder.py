@@ -171,7 +171,8 @@ class Recorder(TorchFunctionMode):
     """
 
     def __init__(self, root: Any, root_path_map: dict[int, str],
-                 params: dict[int, tuple[str, str, torch.Tensor, str, str]]) -> None:
+                 params: dict[int, tuple[str, str, torch.Tensor, str, str]],
+                 transparent: set[int] | frozenset[int] = frozenset()) -> None:
         super().__init__()
         self.thread = threading.get_ident()
         self.finder = SourceFinder()
@@ -182,6 +183,8 @@ class Recorder(TorchFunctionMode):
         self.stack: list[CallRec] = []
         self.module_paths = root_path_map
         self.params = params
+        # Modules whose calls are not recorded (torch.compile's wrappers: the module each holds is).
+        self.transparent = transparent
         self.call_counts: dict[int, int] = {}
         self.producers: dict[int, _Entry] = {}
         self.writers: dict[int, _Entry] = {}
@@ -217,7 +220,7 @@ class Recorder(TorchFunctionMode):
 
     # -- module calls ----------------------------------------------------------------
     def _pre_hook(self, module: torch.nn.Module, args: object) -> None:
-        if _get_ident() != self.thread:
+        if _get_ident() != self.thread or id(module) in self.transparent:
             return
         if module is self.root.module and not self.root.entered:
             self.root.entered = True
@@ -234,7 +237,7 @@ class Recorder(TorchFunctionMode):
         self.stack.append(call)
 
     def _post_hook(self, module: torch.nn.Module, args: object, output: object) -> None:
-        if _get_ident() != self.thread:
+        if _get_ident() != self.thread or id(module) in self.transparent:
             return
         # torch calls always_call hooks from _call_impl's own `except` block when forward
         # raised, and from its inner() otherwise: that is how a failed call is told apart.

@@ -12,6 +12,7 @@ from typing import Any
 import torch
 
 from ._analysis import repeated_blocks, signatures
+from ._compiled import compiled_code_runs_eagerly, uncompiled, without_wrappers
 from ._exceptions import TraceInputError
 from ._graph import (
     Argument,
@@ -79,6 +80,7 @@ def capture(model: Any, inputs: Any = (), *, kwargs: Mapping[str, Any] | None = 
     Errors of Vista's own (a bad ``model`` or ``inputs``) raise :class:`TraceInputError`.
     """
     _check_model(model)
+    model = uncompiled(model)
     args, kw = _split_inputs(inputs, kwargs)
     # The cyclic garbage collector is paused while the model runs and the document is built
     # (timeit does the same while it times): most objects made meanwhile are the trace's own
@@ -87,7 +89,8 @@ def capture(model: Any, inputs: Any = (), *, kwargs: Mapping[str, Any] | None = 
     collecting = gc.isenabled()
     gc.disable()
     try:
-        recorder = Recorder(model, *_model_index(model))
+        paths, tensors, wrappers = _model_index(model)
+        recorder = Recorder(model, paths, tensors, wrappers)
         names = _argument_names(model, len(args))
         for name, value in zip(names, args):
             for leaf_name, leaf in named_leaves(value, name):
@@ -98,14 +101,15 @@ def capture(model: Any, inputs: Any = (), *, kwargs: Mapping[str, Any] | None = 
 
         output: Any = None
         error: BaseException | None = None
-        try:
-            recorder.start()  # an interrupt here propagates, after stop() cleans up
+        with compiled_code_runs_eagerly(quiet_wrappers=bool(wrappers)):
             try:
-                output = model(*args, **kw)
-            except BaseException as exc:  # noqa: BLE001  # returned to the caller, who re-raises it
-                error = exc
-        finally:
-            recorder.stop()
+                recorder.start()  # an interrupt here propagates, after stop() cleans up
+                try:
+                    output = model(*args, **kw)
+                except BaseException as exc:  # noqa: BLE001  # returned to the caller, who re-raises it
+                    error = exc
+            finally:
+                recorder.stop()
         return Capture(_build(recorder, output, error), output, error)
     finally:
         if collecting:
@@ -188,14 +192,19 @@ def _argument_names(model: Any, count: int) -> list[str]:
     return names[:count]
 
 
-def _model_index(model: Any) -> tuple[dict[int, str], dict[int, tuple[str, str, torch.Tensor, str, str]]]:
-    """The model's module paths by module id, and its parameters and buffers by tensor id as
+def _model_index(model: Any) -> tuple[dict[int, str], dict[int, tuple[str, str, torch.Tensor, str, str]], set[int]]:
+    """The model's module paths by module id; its parameters and buffers by tensor id as
     (qualified name, kind, tensor, owner's path, own name), in one walk of its modules (the
-    first path of a shared module or tensor wins, as in named_modules and named_parameters)."""
+    first path of a shared module or tensor wins, as in named_modules and named_parameters);
+    and the ids of the torch.compile wrappers inside it. Those wrappers are left out of the
+    graph, and the module each holds takes the wrapper's path (``encoder``, not
+    ``encoder._orig_mod``), the name the model's code calls it by."""
     paths: dict[int, str] = {}
     tensors: dict[int, tuple[str, str, torch.Tensor, str, str]] = {}
+    wrappers: set[int] = set()
     if isinstance(model, torch.nn.Module):
         modules = list(model.named_modules(remove_duplicate=False))
+        modules = without_wrappers(modules, wrappers)
         for path, module in modules:
             paths.setdefault(id(module), path)
         for attribute, kind in (("_parameters", "parameter"), ("_buffers", "buffer")):
@@ -204,7 +213,7 @@ def _model_index(model: Any) -> tuple[dict[int, str], dict[int, tuple[str, str, 
                 for name, t in getattr(module, attribute).items():
                     if t is not None and id(t) not in tensors:
                         tensors[id(t)] = (prefix + name, kind, t, path, name)
-    return paths, tensors
+    return paths, tensors, wrappers
 
 
 # -- records to document -----------------------------------------------------------------
