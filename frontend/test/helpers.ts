@@ -78,3 +78,56 @@ export function withCacheOutputs(blocks: number): GraphDocument {
   });
   return doc;
 }
+
+/**
+ * A Llama-like model: `model` (m1) holds a rotary-embedding op whose output every one of its
+ * `blocks` layers reads, the layers in sequence, and a key/value cache tensor made by each
+ * layer that the outer model returns (so each leaves `model` through its border):
+ *
+ *   x -> model[ rope; layer_0 .. layer_{n-1} (each reads rope and the previous layer) ] -> out
+ *                      every layer -> cache.layers[i].keys (an output of the model)
+ */
+export function ropeStack(blocks: number): GraphDocument {
+  const modules: GraphDocument["modules"] = [
+    { id: "m0", parent: null, path: "", name: "", class_name: "Llama", class_qualname: "t.Llama", call_index: 0, num_params: 0, num_params_own: 0, signature: "root" },
+    { id: "m1", parent: "m0", path: "model", name: "model", class_name: "Model", class_qualname: "t.Model", call_index: 0, num_params: 0, num_params_own: 0, signature: "model" },
+  ];
+  const nodes: GraphDocument["nodes"] = [
+    { id: "n0", kind: "input", name: "x", label: "x", module: "m0", outputs: [T([2, 4])] },
+    { id: "n1", kind: "op", name: "torch.cos", label: "rope", module: "m1", outputs: [T([2, 4])] },
+  ];
+  const edges: GraphDocument["edges"] = [{ source: "n0", source_output: 0, target: "n1", target_input: 0, tensor: T([2, 4]) }];
+  const layerIds: string[] = [];
+  let prev = "n0";
+  let n = 2;
+  for (let b = 0; b < blocks; b++) {
+    const layer = `m${b + 2}`;
+    layerIds.push(layer);
+    modules.push({ id: layer, parent: "m1", path: `model.layers.${b}`, name: String(b), class_name: "Layer", class_qualname: "t.Layer", call_index: 0, num_params: 0, num_params_own: 0, signature: "layer" });
+    const mix = `n${n++}`;
+    const kv = `n${n++}`;
+    nodes.push({ id: mix, kind: "op", name: "torch.mul", label: "mul", module: layer, outputs: [T([2, 4])] });
+    nodes.push({ id: kv, kind: "op", name: "torch.Tensor.clone", label: "clone", module: layer, outputs: [T([2, 4])] });
+    edges.push({ source: prev, source_output: 0, target: mix, target_input: 0, tensor: T([2, 4]) });
+    edges.push({ source: "n1", source_output: 0, target: mix, target_input: 1, tensor: T([2, 4]) });
+    edges.push({ source: mix, source_output: 0, target: kv, target_input: 0, tensor: T([2, 4]) });
+    prev = mix;
+  }
+  const kvs = nodes.filter((x) => x.label === "clone");
+  const out = `n${n++}`;
+  nodes.push({ id: out, kind: "output", name: "out", label: "out", module: "m0" });
+  edges.push({ source: prev, source_output: 0, target: out, target_input: 0, tensor: T([2, 4]) });
+  kvs.forEach((kv, i) => {
+    const id = `n${n++}`;
+    nodes.push({ id, kind: "output", name: `cache.layers[${i}].keys`, label: "keys", module: "m0" });
+    edges.push({ source: kv.id, source_output: 0, target: id, target_input: 0, tensor: T([2, 4]) });
+  });
+  return {
+    schema_version: "1.0",
+    producer: { name: "test", version: "0", torch: "0", python: "3" },
+    modules,
+    nodes,
+    edges,
+    repeated_blocks: [{ parent: "m1", modules: layerIds as [string, string, ...string[]], signature: "layer" }],
+  };
+}

@@ -1,15 +1,16 @@
 import { instance } from "@viz-js/viz";
 import { beforeAll, describe, expect, it } from "vitest";
-import { dotLabel, toDot } from "../src/layout/dot";
+import { ARC_BUDGET, arcEdges } from "../src/layout/arcs";
+import { dotLabel, toDot, type LocalEdge } from "../src/layout/dot";
 import { LayoutEngine } from "../src/layout/engine";
 import { parseGraphvizJson } from "../src/layout/graphviz";
 import { buildLayoutGraph } from "../src/layout/request";
-import type { LayoutResult, Rect } from "../src/layout/types";
+import type { LayoutResult, Point, Rect } from "../src/layout/types";
 import { readDocument, type GraphIndex } from "../src/model/document";
 import { formatShapes } from "../src/model/format";
 import { expandAll, stateAtDepth, toggle, type ViewState } from "../src/model/state";
 import { computeVisibleGraph, type VisibleGraph } from "../src/model/visible";
-import { fixture, stackedBlocks } from "./helpers";
+import { fixture, ropeStack, stackedBlocks } from "./helpers";
 
 let engine: LayoutEngine;
 let render: (dot: string) => string;
@@ -127,5 +128,113 @@ describe("layout engine", () => {
     const start = route.points[0]!;
     expect(start.y).toBeLessThan(box.y);
     expect(route.points.some((p) => p.y > box.y + 40)).toBe(true);
+  });
+});
+
+describe("long edges drawn as arcs", () => {
+  /** Layout of ropeStack(blocks) fully open, with the DOT text of every Graphviz run. */
+  function ropeLayout(blocks: number): { v: VisibleGraph; r: LayoutResult; dots: string[] } {
+    const dots: string[] = [];
+    const counting = new LayoutEngine((dot) => {
+      dots.push(dot);
+      return render(dot);
+    });
+    const index = readDocument(ropeStack(blocks));
+    const { v, r } = run(index, expandAll(index, stateAtDepth(index, 1, ALL)), counting);
+    return { v, r, dots };
+  }
+  const edgeCount = (dot: string): number => (dot.match(/->/g) ?? []).length;
+  const chain = (n: number, label = ""): LocalEdge[] => {
+    // e0 feeds every element, each element feeds the next and leaves through its own port.
+    const edges: LocalEdge[] = [];
+    for (let i = 1; i < n; i++) {
+      edges.push({ from: `e${i - 1}`, to: `e${i}`, label }, { from: "e0", to: `e${i}`, label }, { from: `e${i}`, to: `o${i}`, label: "" });
+    }
+    return edges;
+  };
+
+  it("leaves a cheap layout to Graphviz entirely", () => {
+    expect(arcEdges(8, 0, 8, chain(8))).toEqual(new Set());
+    const { v, r, dots } = ropeLayout(6);
+    checkGeometry(v, r);
+    // Every local edge of the model reached Graphviz: x in, 6 chain links, 6 rope reads, 6 cache
+    // exits and the output (its largest DOT; the layers' own are smaller).
+    const model = dots.reduce((a, b) => (edgeCount(b) > edgeCount(a) ? b : a));
+    expect(edgeCount(model)).toBe(1 + 6 * 3 + 1);
+  });
+
+  it("takes only the edges longer than a few ranks out of a costly layout", () => {
+    const edges = chain(60, '"2x4"');
+    const arcs = arcEdges(60, 0, 60, edges);
+    expect(arcs.size).toBeGreaterThan(0);
+    for (const k of arcs) {
+      const e = edges[k]!;
+      // Fan-out from e0 far down, or a late exit; never a link of the chain itself.
+      expect(e.from === "e0" || e.to.startsWith("o")).toBe(true);
+      expect(e.to).not.toMatch(/^e[1-3]$/); // spans up to ARC_MIN_SPAN stay with Graphviz
+    }
+    // A cycle gives no ranks to estimate from: Graphviz gets everything.
+    expect(arcEdges(2, 0, 0, [{ from: "e0", to: "e1", label: "" }, { from: "e1", to: "e0", label: "" }, ...chain(2)])).toEqual(new Set());
+    expect(ARC_BUDGET).toBeGreaterThan(1000); // GPT-2's 24 open blocks (about 1,100) keep Graphviz's routes
+  });
+
+  it("draws a 60-layer fan-out and fan-in beside the layers, crossing no box", () => {
+    const { v, r, dots } = ropeLayout(60);
+    checkGeometry(v, r);
+    const model = dots.reduce((a, b) => (edgeCount(b) > edgeCount(a) ? b : a));
+    const modelRect = r.rects["m1"]!;
+    const members = [...v.containers.get("m1")!.members].map((m) => r.rects[m]!);
+    const right = Math.max(...members.map((m) => m.x + m.width));
+    // Of the model's 181 local edges (60 chain links, 60 rope reads, 60 cache exits, the output)
+    // Graphviz got the chain and the few short ones.
+    expect(edgeCount(model)).toBeLessThan(80);
+    const ropeEdges = v.edges.filter((e) => e.source === "n1");
+    expect(ropeEdges.length).toBe(60);
+    // Points along a route (each cubic sampled), to check what it passes through.
+    const along = (points: readonly Point[]): Point[] => {
+      const out: Point[] = [];
+      for (let i = 0; i + 3 < points.length; i += 3) {
+        const [a, b, c, d] = [points[i]!, points[i + 1]!, points[i + 2]!, points[i + 3]!];
+        for (const t of [0, 0.25, 0.5, 0.75, 1]) {
+          const u = 1 - t;
+          out.push({
+            x: u * u * u * a.x + 3 * u * u * t * b.x + 3 * u * t * t * c.x + t * t * t * d.x,
+            y: u * u * u * a.y + 3 * u * u * t * b.y + 3 * u * t * t * c.y + t * t * t * d.y,
+          });
+        }
+      }
+      return out;
+    };
+    // The member of the model (m1) that holds `id`, walking up the open containers.
+    const memberOf = (id: string): string => {
+      const holder = [...v.containers.values()].find((c) => c.members.includes(id))!;
+      return holder.id === "m1" ? id : memberOf(holder.id);
+    };
+    const rope = r.rects["n1"]!;
+    let arcs = 0;
+    for (const e of ropeEdges) {
+      const route = r.edges.find((x) => x.id === e.id)!;
+      const xs = route.points.map((p) => p.x);
+      if (Math.max(...xs) <= right) continue; // a short one, routed by Graphviz
+      arcs++;
+      // It leaves the rope op from its border (its right side: nothing is right of it in its
+      // rank); the lane is inside the model's box.
+      const first = route.points[0]!;
+      expect(first.x).toBeCloseTo(rope.x + rope.width, 0);
+      expect(first.y).toBeGreaterThan(rope.y);
+      expect(first.y).toBeLessThan(rope.y + rope.height);
+      expect(Math.max(...xs)).toBeLessThanOrEqual(modelRect.x + modelRect.width);
+      // It crosses no layer but the one it enters.
+      const entered = memberOf(e.target);
+      for (const p of along(route.points)) {
+        for (const m of v.containers.get("m1")!.members) {
+          if (m === entered || m === "n1") continue;
+          const box = r.rects[m]!;
+          const strictlyInside = p.x > box.x + 1 && p.x < box.x + box.width - 1 && p.y > box.y + 1 && p.y < box.y + box.height - 1;
+          expect(strictlyInside, `${e.id} passes through ${m}`).toBe(false);
+        }
+      }
+    }
+    expect(arcs).toBeGreaterThan(50);
   });
 });

@@ -111,6 +111,18 @@ def gpt2(n_layer: int = 3) -> dict[str, Any]:
     return vista_core.trace(model, (), kwargs={"input_ids": torch.randint(0, 120, (1, 8))}).to_dict()
 
 
+def llama(layers: int = 32) -> dict[str, Any]:
+    """A tiny Llama with many layers: every layer reads the rotary embedding and hands a cache
+    tensor out of the model, the long edges the layout draws beside the layers."""
+    from transformers import LlamaConfig, LlamaModel
+
+    torch.manual_seed(0)
+    config = LlamaConfig(vocab_size=64, hidden_size=16, intermediate_size=32, num_hidden_layers=layers,
+                         num_attention_heads=2, num_key_value_heads=1, max_position_embeddings=32)
+    model = LlamaModel(config).eval()
+    return vista_core.trace(model, (), kwargs={"input_ids": torch.randint(0, 64, (1, 6))}).to_dict()
+
+
 def failing() -> dict[str, Any]:
     torch.manual_seed(0)
     result = vista_core.capture(Failing(), torch.randn(3, 4))
@@ -130,6 +142,7 @@ BUILDERS: dict[str, Callable[[], dict[str, Any]]] = {
     "bert": bert,
     "gpt2": gpt2,
     "gpt2_24": lambda: gpt2(24),
+    "llama_32": llama,
     "failing": failing,
     "hostile": hostile,
 }

@@ -6,6 +6,7 @@ expectations.py, computed from the document alone.
 from __future__ import annotations
 
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
 import browser_expectations as ex
@@ -260,3 +261,45 @@ def test_edges_carry_shapes(documents: Documents, open_viewer: OpenPage) -> None
     kinds = dict(viewer.page.eval_on_selector_all(viewer.sel("g.vista-node"),
                                                   "els => els.map(e => [e.dataset.id, e.dataset.kind])"))
     assert kinds == {n["id"]: n["kind"] for n in doc["nodes"]}
+
+
+def test_a_deep_llama_opens_fully_with_its_long_edges_beside_the_layers(documents: Documents,
+                                                                         open_viewer: OpenPage,
+                                                                         artifacts: Path) -> None:
+    """32 layers that all read the rotary embedding and all hand a cache tensor out of the model:
+    routed by Graphviz, those long edges took seconds here and minutes at 80 layers. The layout
+    draws them beside the layers instead, and everything is still drawn and connected."""
+    doc = documents("llama_32")
+    viewer = open_viewer(doc, depth=1)
+    viewer.click_action("expand-all")
+    full = ex.full_view(doc)
+    viewer.wait_for_view(full.nodes, full.boxes, timeout=60)
+    drawn = viewer.page.eval_on_selector_all(viewer.sel("g.vista-edge"),
+                                             "els => els.map(e => [e.dataset.source, e.dataset.target])")
+    assert {(e["source"], e["target"]) for e in doc["edges"]} <= {tuple(pair) for pair in drawn}
+    # The rotary embedding's edges into the later layers run right of every layer's box.
+    modules = {m["id"]: m for m in doc["modules"]}
+    layer_of: dict[str, int] = {}
+    for n in doc["nodes"]:
+        m: str | None = n["module"]
+        while m is not None:
+            parts = modules[m]["path"].split(".")
+            if len(parts) == 2 and parts[0] == "layers":
+                layer_of[n["id"]] = int(parts[1])
+                break
+            m = modules[m]["parent"]
+    rotary = {n["id"] for n in doc["nodes"] if modules[n["module"]]["path"] == "rotary_emb"}
+    long_edges = [[e["source"], e["target"]] for e in doc["edges"]
+                  if e["source"] in rotary and layer_of.get(e["target"], 0) >= 4]
+    assert len(long_edges) >= 2 * 28
+    layer_ids = [m["id"] for m in doc["modules"] if m["path"].startswith("layers.") and m["path"].count(".") == 1]
+    rights = viewer.page.evaluate("""([root, layers, edges]) => {
+      const frame = (id) =>
+        document.querySelector(`${root} g.vista-module[data-id="${id}"] rect.vista-module-frame`);
+      const edge = ([s, t]) =>
+        document.querySelector(`${root} g.vista-edge[data-source="${s}"][data-target="${t}"] path`);
+      return { layers: Math.max(...layers.map((id) => frame(id).getBoundingClientRect().right)),
+               edges: edges.map((pair) => edge(pair).getBoundingClientRect().right) };
+    }""", [viewer.root, layer_ids, long_edges])
+    assert min(rights["edges"]) > rights["layers"]
+    viewer.page.screenshot(path=str(artifacts / "llama-32-expanded.png"))

@@ -42,7 +42,8 @@ export function dotLabel(text: string): string {
   return `"${ascii}"`;
 }
 
-export function toDot(graph: LocalGraph): string {
+/** DOT text of `graph`; edges whose index is in `without` are left out (drawn by the engine). */
+export function toDot(graph: LocalGraph, without: ReadonlySet<number> = new Set()): string {
   const lines: string[] = [
     "digraph{",
     "graph[rankdir=TB,nodesep=0.22,ranksep=0.28,margin=0];",
@@ -64,6 +65,7 @@ export function toDot(graph: LocalGraph): string {
   }
   // Graphviz lists edges by tail node, not in declaration order: `comment` carries the index.
   graph.edges.forEach((e, k) => {
+    if (without.has(k)) return;
     lines.push(e.label === "" ? `${e.from}->${e.to}[comment=${k}];` : `${e.from}->${e.to}[comment=${k},label=${e.label}];`);
   });
   lines.push("}");

@@ -5,6 +5,7 @@
  * so identical modules (GPT-2's 24 blocks) cost one Graphviz run. Runs in the worker or,
  * as a fallback, on the page; it has no DOM and no Graphviz of its own (`render` is given).
  */
+import { addArcs, arcEdges } from "./arcs";
 import { dotLabel, toDot, type LocalEdge } from "./dot";
 import { parseGraphvizJson, type GraphvizLayout } from "./graphviz";
 import type { EdgeRoute, LayoutContainerSpec, LayoutGraph, LayoutResult, Point, Rect } from "./types";
@@ -152,13 +153,17 @@ export class LayoutEngine {
       if (elements.length === 0 && w.inPorts.size === 0 && w.outPorts.size === 0) {
         local = { width: 0, height: 0, nodes: new Map(), edges: [] };
       } else {
-        const dot = toDot({ elements, inPorts: w.inPorts.size, outPorts: w.outPorts.size, edges });
+        const graph = { elements, inPorts: w.inPorts.size, outPorts: w.outPorts.size, edges };
+        const dot = toDot(graph);
         const cached = this.cache.get(dot);
         if (cached !== undefined) {
           local = cached;
           hits++;
         } else {
-          local = parseGraphvizJson(this.render(dot));
+          // Long edges of a costly layout are drawn as arcs, without Graphviz (see arcs.ts).
+          const arcs = arcEdges(elements.length, graph.inPorts, graph.outPorts, edges);
+          const open = (i: number): boolean => work.has(w.spec.members[i] ?? "");
+          local = addArcs(parseGraphvizJson(this.render(arcs.size === 0 ? dot : toDot(graph, arcs))), elements, edges, arcs, open);
           this.cache.set(dot, local);
           runs++;
         }
