@@ -169,9 +169,10 @@ def _meta_table(meta: dict[str, Any]) -> list[str]:
              f"| page first draw | {meta.get('first_draw_ms', '–')} ms |"]
     bench = meta.get("page_bench")
     if bench:
-        lines.append(f"| page: expand all / one + click | {bench.get('expand_all_ms')} ms / "
-                     f"{bench.get('toggle_open_ms')} ms |")
-    for key in ("trace_error", "page_error", "first_draw_error", "error"):
+        lines.append(f"| page: expand all (every node drawn) | {bench.get('expand_all_ms')} ms |")
+        lines.append(f"| page: + on the model's biggest child / unfold the run of layers | "
+                     f"{bench.get('toggle_first_ms')} ms / {bench.get('unfold_ms')} ms |")
+    for key in ("trace_error", "page_error", "first_draw_error", "page_bench_error", "error"):
         if meta.get(key):
             lines.append(f"\n- {key}: {meta[key]}")
     return lines
