@@ -9,8 +9,8 @@
  * the model), and Graphviz took minutes on it (4.8 s at 32 layers; GPT-2's 24 unfolded blocks,
  * about 1,100 virtual nodes, take 0.2 s). When the estimated number of virtual nodes passes
  * ARC_BUDGET, edges longer than ARC_MIN_SPAN ranks are left out of the DOT text and drawn
- * afterwards as arcs on the right of the laid-out members, one lane per source, so that one
- * value's arcs run together. Every other layout is unchanged.
+ * afterwards as orthogonal arcs in lanes right of the laid-out members (see addArcs). Every
+ * other layout is unchanged.
  */
 import type { LocalEdge, LocalElement } from "./dot";
 import type { GraphvizLayout } from "./graphviz";
@@ -20,8 +20,9 @@ import type { Point } from "./types";
 export const ARC_BUDGET = 1500;
 /** Edges spanning more ranks than this become arcs (in a layout over budget). */
 export const ARC_MIN_SPAN = 3;
-/** Gap between the rightmost member and the first lane, and between lanes (px). */
+/** Gap between the rightmost member and the first lane (px). */
 export const ARC_GAP = 24;
+/** Distance between lanes (px). */
 export const ARC_LANE = 10;
 /** Lanes used at most; further sources share them. */
 export const ARC_LANES = 8;
