@@ -78,6 +78,18 @@ describe("dot", () => {
     expect(dot).toContain('i0->e0[comment=0,label="3x4"]');
   });
 
+  it("attaches edges to an open module at its bottom and top, where its contents continue them", () => {
+    const dot = toDot({
+      elements: [{ width: 72, height: 36 }, { width: 200, height: 120, open: true }, { width: 72, height: 36 }],
+      inPorts: 0,
+      outPorts: 0,
+      edges: [{ from: "e0", to: "e1", label: "" }, { from: "e1", to: "e2", label: '"2x3"' }, { from: "e0", to: "e2", label: "" }],
+    });
+    expect(dot).toContain("e0->e1[comment=0,headport=n];");
+    expect(dot).toContain('e1->e2[comment=1,tailport=s,label="2x3"];');
+    expect(dot).toContain("e0->e2[comment=2];");
+  });
+
   it("maps Graphviz edges back by declaration index, whatever order Graphviz lists them in", () => {
     const dot = 'digraph{node[shape=box];a;b;c;b->c[comment=0,label="x"];a->b[comment=1]}';
     const g = parseGraphvizJson(render(dot));

@@ -95,7 +95,6 @@ export function addArcs(
   elements: readonly LocalElement[],
   edges: readonly LocalEdge[],
   arcs: ReadonlySet<number>,
-  open: (element: number) => boolean,
 ): GraphvizLayout {
   if (arcs.size === 0) return local;
   const at = (name: string): Point => local.nodes.get(name) ?? { x: 0, y: 0 };
@@ -117,7 +116,7 @@ export function addArcs(
   });
   const bySide = (name: string): boolean => {
     const i = index(name);
-    return i >= 0 && !open(i) && rightmost.get(Math.round(at(name).y)) === i;
+    return i >= 0 && elements[i]?.open !== true && rightmost.get(Math.round(at(name).y)) === i;
   };
   const lanes = new Map<string, number>();
   const routed = [...local.edges];

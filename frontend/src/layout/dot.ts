@@ -11,6 +11,8 @@ export const POINTS_PER_INCH = 72;
 export interface LocalElement {
   readonly width: number;
   readonly height: number;
+  /** An open module: its own contents continue its edges at its top and bottom borders. */
+  readonly open?: boolean;
 }
 
 export interface LocalEdge {
@@ -64,9 +66,16 @@ export function toDot(graph: LocalGraph, without: ReadonlySet<number> = new Set(
     lines.push(`{rank=sink;${names.join(";")}}`);
   }
   // Graphviz lists edges by tail node, not in declaration order: `comment` carries the index.
+  // Edges leave an open module from its bottom and enter it from its top, where its contents
+  // continue them (Graphviz would otherwise clip them at any side of the box).
+  const isOpen = (name: string): boolean => name.startsWith("e") && graph.elements[Number(name.slice(1))]?.open === true;
   graph.edges.forEach((e, k) => {
     if (without.has(k)) return;
-    lines.push(e.label === "" ? `${e.from}->${e.to}[comment=${k}];` : `${e.from}->${e.to}[comment=${k},label=${e.label}];`);
+    const attrs = [`comment=${k}`];
+    if (isOpen(e.from)) attrs.push("tailport=s");
+    if (isOpen(e.to)) attrs.push("headport=n");
+    if (e.label !== "") attrs.push(`label=${e.label}`);
+    lines.push(`${e.from}->${e.to}[${attrs.join(",")}];`);
   });
   lines.push("}");
   return lines.join("\n");

@@ -141,7 +141,7 @@ export class LayoutEngine {
       const w = work.get(id) as Work;
       const elements = w.spec.members.map((m) => {
         const child = work.get(m);
-        if (child !== undefined) return { width: child.width, height: child.height };
+        if (child !== undefined) return { width: child.width, height: child.height, open: true };
         return sizes.get(m) ?? { width: 40, height: 24 };
       });
       const edges: LocalEdge[] = w.edges.map((e) => ({
@@ -162,8 +162,7 @@ export class LayoutEngine {
         } else {
           // Long edges of a costly layout are drawn as arcs, without Graphviz (see arcs.ts).
           const arcs = arcEdges(elements.length, graph.inPorts, graph.outPorts, edges);
-          const open = (i: number): boolean => work.has(w.spec.members[i] ?? "");
-          local = addArcs(parseGraphvizJson(this.render(arcs.size === 0 ? dot : toDot(graph, arcs))), elements, edges, arcs, open);
+          local = addArcs(parseGraphvizJson(this.render(arcs.size === 0 ? dot : toDot(graph, arcs))), elements, edges, arcs);
           this.cache.set(dot, local);
           runs++;
         }
