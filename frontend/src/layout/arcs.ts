@@ -12,7 +12,7 @@
  * afterwards as orthogonal arcs in lanes right of the laid-out members (see addArcs). Every
  * other layout is unchanged.
  */
-import type { LocalEdge, LocalElement } from "./dot";
+import { elementIndex, type LocalEdge, type LocalElement } from "./dot";
 import type { GraphvizLayout } from "./graphviz";
 import type { Point } from "./types";
 
@@ -34,7 +34,6 @@ export const ARC_LANES = 8;
  */
 export function arcEdges(elements: number, inPorts: number, outPorts: number, edges: readonly LocalEdge[]): Set<number> {
   const arcs = new Set<number>();
-  if (edges.length < 2 * ARC_MIN_SPAN) return arcs;
   const rank = new Map<string, number>();
   const incoming = new Map<string, number>();
   const out = new Map<string, number[]>();
@@ -98,8 +97,7 @@ export function addArcs(
 ): GraphvizLayout {
   if (arcs.size === 0) return local;
   const at = (name: string): Point => local.nodes.get(name) ?? { x: 0, y: 0 };
-  const index = (name: string): number => (name.startsWith("e") ? Number(name.slice(1)) : -1);
-  const size = (name: string): LocalElement => elements[index(name)] ?? { width: 0, height: 0 };
+  const size = (name: string): LocalElement => elements[elementIndex(name)] ?? { width: 0, height: 0 };
   // Each rank's extent (members sharing a centre line) and its rightmost member.
   const bottoms = new Map<number, number>();
   const tops = new Map<number, number>();
@@ -115,7 +113,7 @@ export function addArcs(
     right = Math.max(right, c.x + e.width / 2);
   });
   const bySide = (name: string): boolean => {
-    const i = index(name);
+    const i = elementIndex(name);
     return i >= 0 && elements[i]?.open !== true && rightmost.get(Math.round(at(name).y)) === i;
   };
   const lanes = new Map<string, number>();

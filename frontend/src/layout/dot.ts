@@ -34,6 +34,11 @@ export interface LocalGraph {
 
 const inches = (px: number): string => (px / POINTS_PER_INCH).toFixed(4);
 
+/** The index of element `ek` in LocalGraph.elements, from its canonical name; -1 for a port. */
+export function elementIndex(name: string): number {
+  return name.startsWith("e") ? Number(name.slice(1)) : -1;
+}
+
 /**
  * Label text for Graphviz to size: the drawn text with × written as x (Graphviz measures
  * ASCII with its built-in Helvetica metrics) and anything but letters, digits, spaces and
@@ -68,7 +73,7 @@ export function toDot(graph: LocalGraph, without: ReadonlySet<number> = new Set(
   // Graphviz lists edges by tail node, not in declaration order: `comment` carries the index.
   // Edges leave an open module from its bottom and enter it from its top, where its contents
   // continue them (Graphviz would otherwise clip them at any side of the box).
-  const isOpen = (name: string): boolean => name.startsWith("e") && graph.elements[Number(name.slice(1))]?.open === true;
+  const isOpen = (name: string): boolean => graph.elements[elementIndex(name)]?.open === true;
   graph.edges.forEach((e, k) => {
     if (without.has(k)) return;
     const attrs = [`comment=${k}`];
