@@ -48,14 +48,14 @@ def uncompiled(model: Any) -> Any:
     return model
 
 
-def without_wrappers(modules: list[tuple[str, torch.nn.Module]],
-                     wrappers: set[int]) -> list[tuple[str, torch.nn.Module]]:
-    """``modules`` (from named_modules, parents first) without the torch.compile wrappers, whose
-    ids are added to ``wrappers``, and without the ``_orig_mod`` step a wrapper adds to the paths
-    of what it holds."""
+def without_wrappers(modules: list[tuple[str, torch.nn.Module]]) -> tuple[list[tuple[str, torch.nn.Module]], set[int]]:
+    """``modules`` (from named_modules, parents first) without the torch.compile wrappers and
+    without the ``_orig_mod`` step a wrapper adds to the paths of what it holds; and the
+    wrappers' ids."""
     wrapper = optimized_module_class()
+    wrappers: set[int] = set()
     if wrapper is None:
-        return modules
+        return modules, wrappers
     shown: dict[str, str] = {}  # path in named_modules -> path in the graph
     wrapper_paths: set[str] = set()
     kept = []
@@ -71,7 +71,7 @@ def without_wrappers(modules: list[tuple[str, torch.nn.Module]],
             wrapper_paths.add(path)
         else:
             kept.append((shown[path], module))
-    return kept
+    return kept, wrappers
 
 
 class _Shared:

@@ -203,8 +203,7 @@ def _model_index(model: Any) -> tuple[dict[int, str], dict[int, tuple[str, str, 
     tensors: dict[int, tuple[str, str, torch.Tensor, str, str]] = {}
     wrappers: set[int] = set()
     if isinstance(model, torch.nn.Module):
-        modules = list(model.named_modules(remove_duplicate=False))
-        modules = without_wrappers(modules, wrappers)
+        modules, wrappers = without_wrappers(list(model.named_modules(remove_duplicate=False)))
         for path, module in modules:
             paths.setdefault(id(module), path)
         for attribute, kind in (("_parameters", "parameter"), ("_buffers", "buffer")):
