@@ -1,7 +1,9 @@
-// Builds dist/vista-viewer.js: one IIFE with the viewer, d3 and its CSS, carrying as text the
-// layout worker bundle (@viz-js/viz without its WebAssembly), Graphviz's WebAssembly (deflate +
-// base64) and the PDF chunk (jsPDF + svg2pdf.js, run on the first PDF export). Deterministic:
-// the same sources and lockfile give the same bytes (checked by scripts/check-drift.mjs).
+// Builds the viewer into dist/: vista-viewer.js, one IIFE with the viewer, d3, its CSS and the
+// layout worker bundle (@viz-js/viz without its WebAssembly) as text; and, beside it, the two
+// large parts the page passes to that code as it runs it (see src/assets.ts), raw DEFLATE:
+// vista-graphviz.wasm.deflate (Graphviz's WebAssembly) and vista-pdf.js.deflate (the PDF chunk,
+// jsPDF + svg2pdf.js, run on the first PDF export). Deterministic: the same sources and lockfile
+// give the same bytes (checked by scripts/check-drift.mjs).
 import { deflateRawSync } from "node:zlib";
 import * as esbuild from "esbuild";
 import { mkdir, readFile, writeFile } from "node:fs/promises";
@@ -40,9 +42,9 @@ const optionalJsPdfDeps = {
 // Graphviz's WASM: @viz-js/viz embeds it in dist/viz.js (the file its package exports) as a 0.9 MB string literal decoded
 // with binaryDecode('...'). Shipping that inside the worker source means the page parses it as
 // part of a string, then the worker parses it again and compiles it, all before the first view.
-// Instead the literal is taken out at build time: the viewer carries it once as base64 text
-// (decoded and compiled by src/layout/wasm.ts, off the main thread) and the worker's backend is
-// patched to take the compiled module from src/layout/wasm-provider.ts. Every patch must match
+// Instead the literal is taken out at build time and written as its own file (the page carries
+// it once, as base64 text decoded and compiled by src/layout/wasm.ts, off the main thread), and
+// the worker's backend is patched to take the compiled module from src/layout/wasm-provider.ts. Every patch must match
 // exactly once, so an upgrade of @viz-js/viz that changes the loader fails the build loudly.
 const VIZ = /[\\/]@viz-js[\\/]viz[\\/]dist[\\/]viz\.js$/;
 const WASM_LITERAL = /findWasmBinary\(\)\{return binaryDecode\('((?:[^'\\]|\\[\s\S])*)'\)\}/g;
@@ -97,14 +99,15 @@ const patchedBackend = {
   },
 };
 
-export async function build(outFile = path.join(ROOT, "dist", "vista-viewer.js")) {
+/** The files `build` writes, by name: the code and the two assets the page passes to it. */
+export const OUTPUTS = ["vista-viewer.js", "vista-graphviz.wasm.deflate", "vista-pdf.js.deflate"];
+
+export async function build(outDir = path.join(ROOT, "dist")) {
   const pkg = JSON.parse(await readFile(path.join(ROOT, "package.json"), "utf8"));
   const worker = await esbuild.build({ ...common, entryPoints: ["src/layout/worker-entry.ts"], plugins: [patchedBackend] });
   const workerSource = worker.outputFiles[0].text;
-  // The WASM travels deflate-compressed (decompressed by the page with DecompressionStream):
-  // base64 of compressed bytes still compresses with the page's gzip, raw-WASM base64 does not.
-  const wasmBase64 = deflateRawSync(await graphvizWasm(), { level: 9 }).toString("base64");
-  if (workerSource.length > wasmBase64.length / 2) {
+  const wasm = await graphvizWasm();
+  if (workerSource.length > wasm.length / 4) {
     throw new Error("the layout worker still embeds Graphviz's WASM: the @viz-js/viz patch did not apply");
   }
   // The PDF chunk: an IIFE assigning `var __vistaChunk = { renderPdf }`, inflated and run by
@@ -115,15 +118,11 @@ export async function build(outFile = path.join(ROOT, "dist", "vista-viewer.js")
     globalName: "__vistaChunk",
     plugins: [optionalJsPdfDeps],
   });
-  // Deflate + base64 like the WASM: a plain string literal is quick for the page to scan, where
-  // the chunk as a (template) literal of code took V8 ~10 ms to parse; the page's gzip gains
-  // about as much on the code as deflate does, so the page stays the same size.
-  const pdfBase64 = deflateRawSync(Buffer.from(pdf.outputFiles[0].text, "utf8"), { level: 9 }).toString("base64");
-  const texts = { "layout-worker": workerSource, "graphviz-wasm": wasmBase64, "pdf-chunk": pdfBase64 };
+  const texts = { "layout-worker": workerSource };
   const workerModule = {
     name: "embedded-texts",
     setup(b) {
-      b.onResolve({ filter: /^vista:(layout-worker|graphviz-wasm|pdf-chunk)$/ }, (args) => ({ path: args.path.slice(6), namespace: "vista" }));
+      b.onResolve({ filter: /^vista:layout-worker$/ }, (args) => ({ path: args.path.slice(6), namespace: "vista" }));
       b.onLoad({ filter: /.*/, namespace: "vista" }, (args) => ({
         contents: `export default ${JSON.stringify(texts[args.path])};`,
         loader: "js",
@@ -138,13 +137,23 @@ export async function build(outFile = path.join(ROOT, "dist", "vista-viewer.js")
     banner: { js: `/*! Vista viewer ${pkg.version}: built from frontend/ by \`npm run build\`; do not edit. */` },
     plugins: [workerModule],
   });
-  const text = main.outputFiles[0].text;
-  await mkdir(path.dirname(outFile), { recursive: true });
-  await writeFile(outFile, text);
-  return { outFile, bytes: Buffer.byteLength(text) };
+  const code = main.outputFiles[0].text;
+  if (/[A-Za-z0-9+/]{50000}/.test(code) || !code.includes("__vistaAssets")) {
+    throw new Error("the viewer code must take Graphviz and the PDF chunk from __vistaAssets (src/assets.ts), not embed them");
+  }
+  const files = {
+    "vista-viewer.js": Buffer.from(code, "utf8"),
+    "vista-graphviz.wasm.deflate": deflateRawSync(wasm, { level: 9 }),
+    "vista-pdf.js.deflate": deflateRawSync(Buffer.from(pdf.outputFiles[0].text, "utf8"), { level: 9 }),
+  };
+  await mkdir(outDir, { recursive: true });
+  for (const name of OUTPUTS) await writeFile(path.join(outDir, name), files[name]);
+  return { outDir, sizes: Object.fromEntries(OUTPUTS.map((name) => [name, files[name].length])) };
 }
 
 if (process.argv[1] === fileURLToPath(import.meta.url)) {
-  const { outFile, bytes } = await build(process.argv[2]);
-  console.log(`wrote ${path.relative(process.cwd(), outFile)} (${(bytes / 1024).toFixed(0)} KiB)`);
+  const { outDir, sizes } = await build(process.argv[2]);
+  for (const [name, bytes] of Object.entries(sizes)) {
+    console.log(`wrote ${path.relative(process.cwd(), path.join(outDir, name))} (${(bytes / 1024).toFixed(0)} KiB)`);
+  }
 }

@@ -1,5 +1,5 @@
 /**
- * Text the bundle carries as deflate + base64 (Graphviz's WebAssembly, the PDF chunk) back into
+ * The page's deflate + base64 text (Graphviz's WebAssembly, the PDF chunk: see assets.ts) back into
  * bytes, with the browser's own decoders. Used on the page and in the layout worker.
  */
 

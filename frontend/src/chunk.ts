@@ -1,5 +1,5 @@
 /**
- * Code the bundle carries as text and runs only when needed (the PDF chunk). The text is our
+ * Code run only when needed (the PDF chunk, which the page hands the bundle: see assets.ts). The text is our
  * own build output, deflate-compressed and base64-encoded (see scripts/build.mjs): an esbuild
  * IIFE that assigns `var __vistaChunk = <its exports>`. It runs with `new Function` (no global
  * is left behind); under a Content-Security-Policy that refuses eval, as a Blob URL script that

@@ -10,15 +10,3 @@ declare module "*.css" {
   const css: string;
   export default css;
 }
-
-declare module "vista:graphviz-wasm" {
-  /** Graphviz's WebAssembly binary (taken from @viz-js/viz at build time), base64-encoded. */
-  const base64: string;
-  export default base64;
-}
-
-declare module "vista:pdf-chunk" {
-  /** The PDF chunk (src/view/pdf.ts with jsPDF and svg2pdf.js): its JavaScript, deflate-compressed, as base64. */
-  const source: string;
-  export default source;
-}

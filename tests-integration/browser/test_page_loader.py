@@ -5,6 +5,7 @@ it says so on the page when it cannot. Independent of the real viewer (see test_
 
 from __future__ import annotations
 
+import base64
 import json
 from collections.abc import Callable
 from typing import Any
@@ -22,7 +23,11 @@ pytestmark = pytest.mark.browser
 # Records what mount() receives and draws a ready root, as the contract asks of the viewer.
 RECORDING_BUNDLE = b"""(function () {
   var calls = [];
-  globalThis.VistaViewer = { version: "recording", calls: calls, mount: function (container, doc, options) {
+  // What the loader hands the code as it runs it (see frontend/src/assets.ts).
+  var given = typeof __vistaAssets === "undefined" ? null : __vistaAssets;
+  var assets = given === null ? null : { graphviz: given.graphviz, pdf: given.pdf(), frozen: Object.isFrozen(given) };
+  globalThis.VistaViewer = { version: "recording", calls: calls, assets: assets,
+                             mount: function (container, doc, options) {
     calls.push({ doc: JSON.stringify(doc), options: JSON.stringify(options),
                  inRoot: container.matches('[data-vista="root"]') });
     var root = document.createElement("div");
@@ -49,6 +54,17 @@ def with_bundle(monkeypatch: pytest.MonkeyPatch) -> Callable[[bytes], None]:
 def _calls(page: Page) -> list[dict[str, Any]]:
     calls: list[dict[str, Any]] = page.evaluate("() => globalThis.VistaViewer.calls")
     return calls
+
+
+def _check_assets(page: Page) -> None:
+    """The code was handed Graphviz's WebAssembly and the PDF chunk exactly as the package ships
+    them (base64 of their DEFLATE bytes), and no global is left behind."""
+    assets = page.evaluate("() => globalThis.VistaViewer.assets")
+    assert assets is not None, "the loader did not pass __vistaAssets"
+    assert assets["graphviz"] == bundle_module.asset_payload("graphviz")
+    assert assets["pdf"] == bundle_module.asset_payload("pdf")
+    assert assets["frozen"] is True
+    assert page.evaluate("() => '__vistaAssets' in globalThis") is False
 
 
 @pytest.mark.parametrize("name", ["mlp", "hostile"])
@@ -129,6 +145,7 @@ def test_the_bundle_is_evaluated_without_a_blob_script(
     # (faster to start than a script element), so nothing is refused and nothing is logged.
     page = _loaded_under_policy(documents("mlp"), "script-src 'unsafe-inline' 'unsafe-eval'", with_bundle, open_html)
     assert page.query_selector("script[data-vista=code]") is None
+    _check_assets(page)
     assert watch.console_errors == []
 
 
@@ -138,6 +155,25 @@ def test_a_policy_refusing_eval_falls_back_to_a_blob_script(
 ) -> None:
     page = _loaded_under_policy(documents("mlp"), "script-src 'unsafe-inline' blob:", with_bundle, open_html)
     assert page.query_selector("script[data-vista=code]") is not None
+    _check_assets(page)  # as a global while the script ran, removed once it had
     # Chromium may report the refused eval on the console; nothing else may appear.
     assert all("eval" in e for e in watch.console_errors), watch.console_errors
+    watch.console_errors.clear()
+
+
+def test_the_real_bundle_run_without_its_assets_says_what_is_missing(
+    documents: Callable[[str], dict[str, Any]], watch: Watch, open_html: Callable[..., Page],
+) -> None:
+    # A host that runs the bundle's code alone, without the loader: the viewer still mounts and
+    # says on the page what is missing instead of failing somewhere inside Graphviz's start.
+    code = base64.b64encode(bundle_module.bundle_bytes()).decode("ascii")
+    doc = json.dumps(documents("mlp")).replace("<", "\\u003c")
+    page = open_html(
+        '<!doctype html><meta charset="utf-8"><div id="root" style="height:400px"></div>'
+        f'<script>new Function(new TextDecoder().decode(Uint8Array.from(atob("{code}"), c => c.charCodeAt(0))))();'
+        f'VistaViewer.mount(document.getElementById("root"), {doc}, {{}}).ready.catch(() => {{}});</script>'
+    )
+    page.wait_for_selector(".vista-viewer[data-state=error-rendering]", state="attached")
+    message = page.inner_text(".vista-message")
+    assert "ran without its assets" in message and "__vistaAssets" in message, message
     watch.console_errors.clear()

@@ -15,7 +15,7 @@
  * page keeps serving every request.
  */
 import workerSource from "vista:layout-worker";
-import wasmBase64 from "vista:graphviz-wasm";
+import { viewerAssets } from "../assets";
 import { mark } from "../perf";
 import type { FromWorker, LayoutGraph, LayoutResult, ToWorker } from "./types";
 
@@ -35,7 +35,11 @@ export class LayoutClient {
   private module: WebAssembly.Module | null = null;
   private destroyed = false;
 
+  /** Graphviz's WebAssembly as the page passed it (deflate + base64; see ../assets.ts). */
+  private readonly wasmBase64: string;
+
   constructor() {
+    this.wasmBase64 = viewerAssets().graphviz;
     try {
       this.page = this.startOnPage();
     } catch {
@@ -43,8 +47,8 @@ export class LayoutClient {
       this.page = null;
     }
     // At once (not a task later like requests): decoding starts while the bundle still runs.
-    if (this.page !== null) this.page({ type: "wasm", base64: wasmBase64 });
-    else this.startWorker({ type: "wasm", base64: wasmBase64 });
+    if (this.page !== null) this.page({ type: "wasm", base64: this.wasmBase64 });
+    else this.startWorker({ type: "wasm", base64: this.wasmBase64 });
   }
 
   layout(graph: LayoutGraph): Promise<LayoutResult> {
@@ -84,7 +88,7 @@ export class LayoutClient {
       return;
     }
     if (message.type === "wasm-refused") {
-      this.worker?.postMessage({ type: "wasm", base64: wasmBase64 } satisfies ToWorker);
+      this.worker?.postMessage({ type: "wasm", base64: this.wasmBase64 } satisfies ToWorker);
       return;
     }
     if (message.type === "ready") {
@@ -152,7 +156,7 @@ export class LayoutClient {
     if (this.page === null && !this.destroyed) {
       try {
         this.page = this.startOnPage();
-        this.toPage(this.module !== null ? { type: "wasm", module: this.module } : { type: "wasm", base64: wasmBase64 });
+        this.toPage(this.module !== null ? { type: "wasm", module: this.module } : { type: "wasm", base64: this.wasmBase64 });
       } catch {
         this.page = null;
       }

@@ -76,7 +76,7 @@ export interface LayoutResult {
 
 /**
  * Page -> layout service (in the worker, or on the page). `wasm` comes first: Graphviz's
- * WebAssembly, either as the bundle carries it (deflate + base64 text, compiled by the
+ * WebAssembly, either as the page hands it over (deflate + base64 text, compiled by the
  * service) or compiled already (the module the page's service compiled, handed to the
  * worker); layouts sent before Graphviz is ready wait for it.
  */

@@ -1,10 +1,10 @@
 /**
  * Export of the current view (the whole graph at its current open/closed state) as a
  * standalone SVG, a PNG raster of it, and a vector PDF (jsPDF + svg2pdf.js: real paths and
- * text, not a picture). The PDF code is a separate chunk (`pdf.ts`) carried as text and run on
- * the first PDF export.
+ * text, not a picture). The PDF code is a separate chunk (`pdf.ts`), handed over by the page as
+ * text (see ../assets.ts) and run on the first PDF export.
  */
-import pdfSource from "vista:pdf-chunk";
+import { viewerAssets } from "../assets";
 import { loadChunk } from "../chunk";
 import type * as PdfChunk from "./pdf";
 
@@ -123,7 +123,13 @@ let pdfChunk: Promise<typeof PdfChunk> | null = null;
 
 function loadPdfChunk(): Promise<typeof PdfChunk> {
   if (pdfChunk === null) {
-    pdfChunk = loadChunk<typeof PdfChunk>(pdfSource, "vista-pdf.js");
+    let packed: string;
+    try {
+      packed = viewerAssets().pdf();
+    } catch (error) {
+      return Promise.reject(error instanceof Error ? error : new Error(String(error)));
+    }
+    pdfChunk = loadChunk<typeof PdfChunk>(packed, "vista-pdf.js");
     pdfChunk.catch(() => {
       pdfChunk = null;
     });

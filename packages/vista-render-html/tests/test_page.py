@@ -11,6 +11,7 @@ import os
 import re
 import subprocess
 import sys
+import zlib
 from html.parser import HTMLParser
 from pathlib import Path
 from typing import Any
@@ -19,7 +20,7 @@ from render_models import HOSTILE_CLASS, HOSTILE_MESSAGE
 
 import vista_core
 from vista_render_html import render_html
-from vista_render_html._bundle import bundle_bytes
+from vista_render_html._bundle import ASSETS, bundle_bytes, static_bytes
 
 
 class _Elements(HTMLParser):
@@ -48,10 +49,14 @@ def _parse(page: str) -> _Elements:
     return parser
 
 
+def _raw_payload(page: str, name: str) -> bytes:
+    found = re.findall(rf'<script type="application/octet-stream" data-vista="{name}">([A-Za-z0-9+/=]*)</script>', page)
+    assert len(found) == 1, name
+    return base64.b64decode(found[0], validate=True)
+
+
 def _payload(page: str, name: str) -> bytes:
-    found = re.search(rf'<script type="application/octet-stream" data-vista="{name}">([A-Za-z0-9+/=]*)</script>', page)
-    assert found is not None, name
-    return gzip.decompress(base64.b64decode(found.group(1), validate=True))
+    return gzip.decompress(_raw_payload(page, name))
 
 
 def test_page_structure(mlp_doc: dict[str, Any]) -> None:
@@ -72,7 +77,8 @@ def test_page_structure(mlp_doc: dict[str, Any]) -> None:
     assert "http://" not in page
     assert "https://" not in page
     scripts = [attrs.get("type") for tag, attrs in parsed.tags if tag == "script"]
-    assert scripts == ["application/octet-stream", "application/octet-stream", "application/json", None]
+    # The viewer's code, Graphviz, the PDF chunk, the graph, the options, the loader.
+    assert scripts == ["application/octet-stream"] * 4 + ["application/json", None]
 
 
 def test_bundle_and_graph_are_embedded_compressed(mlp_graph: vista_core.Graph) -> None:
@@ -80,7 +86,21 @@ def test_bundle_and_graph_are_embedded_compressed(mlp_graph: vista_core.Graph) -
     assert _payload(page, "bundle") == bundle_bytes()
     assert vista_core.Graph.from_json(_payload(page, "graph").decode("utf-8")) == mlp_graph
     # Both are compressed: the page is smaller than the raw bundle plus the raw graph.
-    assert len(page.encode("utf-8")) < len(bundle_bytes()) + len(mlp_graph.to_json())
+    assert len(page.encode("utf-8")) < len(bundle_bytes()) + len(mlp_graph.to_json()) + sum(
+        len(static_bytes(f)) * 4 // 3 + 4 for f in ASSETS.values())
+
+
+def test_assets_are_embedded_once_as_their_deflate_bytes(mlp_doc: dict[str, Any]) -> None:
+    page = render_html(mlp_doc)
+    wasm = zlib.decompress(_raw_payload(page, "graphviz"), wbits=-15)
+    assert wasm[:4] == b"\0asm" and len(wasm) > 1_000_000  # Graphviz's WebAssembly, whole
+    pdf = zlib.decompress(_raw_payload(page, "pdf"), wbits=-15).decode("utf-8")
+    assert "__vistaChunk" in pdf and "jsPDF" in pdf
+    assert _raw_payload(page, "graphviz") == static_bytes(ASSETS["graphviz"])
+    # Not in the code as well: the code only names the parameter the loader passes them in.
+    code = bundle_bytes().decode("utf-8")
+    assert "__vistaAssets" in code and len(code) < 400_000
+    assert 'new Function("__vistaAssets", code' in page
 
 
 def test_model_strings_never_appear_raw(hostile_doc: dict[str, Any]) -> None:
@@ -91,7 +111,7 @@ def test_model_strings_never_appear_raw(hostile_doc: dict[str, Any]) -> None:
     # ...and the page holds them only escaped or compressed.
     for raw in (HOSTILE_CLASS, HOSTILE_MESSAGE, "<script>alert(1)", "<img"):
         assert raw not in page
-    assert page.count("</script>") == 4  # exactly the page's own four script elements
+    assert page.count("</script>") == 6  # exactly the page's own six script elements
     parsed = _parse(page)
     assert parsed.title == f"{HOSTILE_CLASS} (ValueError) · Vista"
     assert f"<title>{html_lib.escape(HOSTILE_CLASS, quote=False)} (ValueError) · Vista</title>" in page
@@ -115,9 +135,10 @@ def test_rendering_is_deterministic(mlp_graph: vista_core.Graph, hostile_doc: di
 def test_small_model_page_is_under_one_megabyte(mlp_doc: dict[str, Any]) -> None:
     size = len(render_html(mlp_doc).encode("utf-8"))
     assert size < 1_000_000, f"{size} bytes"
-    # The bundle dominates: the page is the compressed bundle plus a little.
-    compressed_bundle = len(base64.b64encode(gzip.compress(bundle_bytes(), mtime=0)))
-    assert compressed_bundle < size < compressed_bundle + 20_000
+    # The viewer dominates: the page is the compressed code and the assets plus a little.
+    viewer = len(base64.b64encode(gzip.compress(bundle_bytes(), mtime=0))) + sum(
+        len(base64.b64encode(static_bytes(f))) for f in ASSETS.values())
+    assert viewer < size < viewer + 20_000
 
 
 def test_page_is_valid_utf8_with_non_ascii_strings(mlp_doc: dict[str, Any]) -> None:

@@ -13,7 +13,7 @@ from typing import Any
 
 import jinja2
 
-from ._bundle import bundle_payload
+from ._bundle import asset_payload, bundle_payload
 from ._document import read_document
 from ._embed import document_payload
 from ._options import PageOptions, check_options
@@ -112,6 +112,8 @@ def _render(data: dict[str, Any], options: PageOptions) -> str:
         theme=options.theme,
         viewer_options=options.viewer_options(),
         bundle_b64=bundle_payload(),
+        graphviz_b64=asset_payload("graphviz"),
+        pdf_b64=asset_payload("pdf"),
         graph_b64=document_payload(data),
         generator=f"vista-render-html {__version__}",
     )
