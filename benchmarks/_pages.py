@@ -1,6 +1,7 @@
 """Page measurements: Vista's page (through :mod:`benchmarks.page_bench`) next to torchvista's
 exported HTML page (through :mod:`benchmarks._torchvista_page`) of the same model and inputs,
-and the first draw of an already rendered Vista document (the 70 B meta model)."""
+their first views measured side by side (:func:`paired_first_views`), and the first draw of an
+already rendered Vista document (the 70 B meta model)."""
 
 from __future__ import annotations
 
@@ -17,20 +18,25 @@ from ._case import Case
 from ._tools import positional_inputs
 from ._trace_cost import _error_text
 
-__all__ = ["first_draw_ms", "measure_pages", "meta_page"]
+__all__ = ["first_draw_ms", "measure_pages", "meta_page", "paired_first_views"]
 
 
-def measure_pages(case: Case, workdir: Path, repeats: int, clicks: int,
+def measure_pages(case: Case, workdir: Path, repeats: int, clicks: int, first_view_rounds: int = 9,
                   log: Callable[[str], None] = print) -> dict[str, Any]:
-    """``{"model", "vista": {...} | {"error"}, "torchvista": {...} | {"error"}}``."""
+    """``{"model", "vista": {...} | {"error"}, "torchvista": {...} | {"error"},
+    "first_view": {...} | {"error"}}``; the last from :func:`paired_first_views`."""
     result: dict[str, Any] = {"model": case.name}
+    vista_page: Path | None = None
     try:
         import vista_core
+        from vista_render_html import render_html
 
         from . import page_bench
 
         with torch.no_grad():
             document = vista_core.trace(case.model, case.args, kwargs=case.kwargs).to_dict()
+        vista_page = workdir / "vista-page.html"
+        vista_page.write_text(render_html(document, depth=1), encoding="utf-8")  # the page bench_page opens
         result["vista"] = page_bench.bench_page(document, repeats=repeats, clicks=clicks)
         paths = {m["id"]: m.get("path") or "(root)" for m in document["modules"]}
         result["vista"]["toggled_module_path"] = paths.get(result["vista"].get("toggled_module"))
@@ -52,7 +58,61 @@ def measure_pages(case: Case, workdir: Path, repeats: int, clicks: int,
     except Exception as exc:  # noqa: BLE001
         result["torchvista"] = {"error": _error_text(exc)}
     log(f"  torchvista: {_brief(result['torchvista'])}")
+    torchvista_page = workdir / "torchvista-page.html"
+    if vista_page is not None and "error" not in result["torchvista"] and torchvista_page.is_file():
+        try:
+            result["first_view"] = paired_first_views(vista_page, torchvista_page, rounds=first_view_rounds)
+            view = result["first_view"]
+            log(f"  first views, {view['rounds']} paired loads: Vista {view['vista_ms']} ms, torchvista "
+                f"{view['torchvista_ms']} ms, median ratio {view['ratio']}x")
+        except Exception as exc:  # noqa: BLE001
+            result["first_view"] = {"error": _error_text(exc)}
+            log(f"  first views not measured: {result['first_view']['error']}")
     return result
+
+
+def paired_first_views(vista_page: Path, torchvista_page: Path, rounds: int) -> dict[str, Any]:
+    """The first view of both pages, measured side by side: ``rounds`` rounds in one browser,
+    each loading both pages fresh (a new browser context each), in alternating order (Vista
+    first in even rounds), so that the shared machine's drift hits both alike. Returns the
+    medians of each tool's times and the median over rounds of torchvista's time / Vista's.
+    Navigation start to the first graph drawn, with the probes of ``page_bench`` (the viewer's
+    ``data-state="ready"``) and ``_torchvista_page`` (its first graph node)."""
+    from playwright.sync_api import sync_playwright
+
+    from ._browser import launch, open_page
+    from ._torchvista_page import TORCHVISTA_DRAWN
+    from .page_bench import VISTA_DRAWN
+
+    if rounds < 1:
+        raise ValueError(f"rounds must be at least 1, got {rounds}")
+    pages = {"vista": (vista_page, VISTA_DRAWN), "torchvista": (torchvista_page, TORCHVISTA_DRAWN)}
+    times: dict[str, list[float]] = {"vista": [], "torchvista": []}
+    with sync_playwright() as p:
+        browser = launch(p)
+        try:
+            for round_ in range(rounds):
+                order = ["vista", "torchvista"] if round_ % 2 == 0 else ["torchvista", "vista"]
+                for tool in order:
+                    path, drawn = pages[tool]
+                    loaded = open_page(browser, path, drawn, timeout_ms=180_000)
+                    loaded.close()
+                    if loaded.network or loaded.errors:
+                        raise RuntimeError(f"the {tool} page misbehaved: network requests {loaded.network[:3]}, "
+                                           f"page errors {loaded.errors[:3]}")
+                    times[tool].append(loaded.drawn_ms)
+        finally:
+            browser.close()
+    ratios = [theirs / ours for ours, theirs in zip(times["vista"], times["torchvista"])]
+    return {
+        "rounds": rounds,
+        "vista_ms": round(statistics.median(times["vista"]), 1),
+        "torchvista_ms": round(statistics.median(times["torchvista"]), 1),
+        "ratio": round(statistics.median(ratios), 2),
+        "runs": {"vista_ms": [round(t, 1) for t in times["vista"]],
+                 "torchvista_ms": [round(t, 1) for t in times["torchvista"]],
+                 "ratios": [round(r, 2) for r in ratios]},
+    }
 
 
 def _brief(figures: dict[str, Any]) -> str:

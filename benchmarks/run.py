@@ -94,9 +94,10 @@ def _pages_section(args: argparse.Namespace, workdir: Path, results: dict[str, A
     from .models import gpt2
 
     case = Case("GPT-2 tiny (smoke)", *_as_kwargs(build("GPT-2"))) if args.smoke else gpt2(24)
-    repeats, clicks = (1, 1) if args.smoke else (args.page_repeats, 3)
+    repeats, clicks, rounds = (1, 1, 1) if args.smoke else (args.page_repeats, 3, args.first_view_rounds)
     _log(f"- {case.name}")
-    results["pages"] = measure_pages(case, workdir, repeats=repeats, clicks=clicks, log=_log)
+    results["pages"] = measure_pages(case, workdir, repeats=repeats, clicks=clicks, first_view_rounds=rounds,
+                                     log=_log)
 
 
 def _meta_section(args: argparse.Namespace, workdir: Path, results: dict[str, Any]) -> None:
@@ -146,6 +147,8 @@ def _parse(argv: list[str] | None) -> argparse.Namespace:
     parser.add_argument("--threads", type=int, default=0,
                         help="torch intra-op threads for the trace-cost section (default: torch's default)")
     parser.add_argument("--page-repeats", type=int, default=3, help="page loads per page measurement")
+    parser.add_argument("--first-view-rounds", type=int, default=15,
+                        help="paired loads (Vista, torchvista) for the first-view comparison")
     parser.add_argument("--models", default="", help="comma-separated trace-cost model keys (default all)")
     parser.add_argument("--archs", default="", help="comma-separated coverage architectures (default all)")
     parser.add_argument("--coverage-timeout", type=float, default=600.0, help="seconds per architecture")
@@ -159,6 +162,9 @@ def _parse(argv: list[str] | None) -> argparse.Namespace:
     if args.rounds < 1 or args.target_rounds < 1:
         parser.error(f"--rounds and --target-rounds must be at least 1, got {args.rounds!r} and "
                      f"{args.target_rounds!r}.")
+    if args.first_view_rounds < 1 or args.page_repeats < 1:
+        parser.error(f"--first-view-rounds and --page-repeats must be at least 1, got {args.first_view_rounds!r} "
+                     f"and {args.page_repeats!r}.")
     args.models = [m for m in args.models.split(",") if m]
     args.archs = [a for a in args.archs.split(",") if a]
     from .hf_zoo import ARCHITECTURES
