@@ -44,8 +44,9 @@ const optionalJsPdfDeps = {
 // part of a string, then the worker parses it again and compiles it, all before the first view.
 // Instead the literal is taken out at build time and written as its own file (the page carries
 // it once, as base64 text decoded and compiled by src/layout/wasm.ts, off the main thread), and
-// the worker's backend is patched to take the compiled module from src/layout/wasm-provider.ts. Every patch must match
-// exactly once, so an upgrade of @viz-js/viz that changes the loader fails the build loudly.
+// the worker's backend is patched to take the compiled module from src/layout/wasm-provider.ts.
+// Every patch must match exactly once, so an upgrade of @viz-js/viz that changes the loader
+// fails the build loudly.
 const VIZ = /[\\/]@viz-js[\\/]viz[\\/]dist[\\/]viz\.js$/;
 const WASM_LITERAL = /findWasmBinary\(\)\{return binaryDecode\('((?:[^'\\]|\\[\s\S])*)'\)\}/g;
 const INSTANTIATE = "var instance=await WebAssembly.instantiate(binary,imports);return instance";

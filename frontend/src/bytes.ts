@@ -1,6 +1,6 @@
 /**
- * The page's deflate + base64 text (Graphviz's WebAssembly, the PDF chunk: see assets.ts) back into
- * bytes, with the browser's own decoders. Used on the page and in the layout worker.
+ * The page's deflate + base64 texts (Graphviz's WebAssembly, the PDF chunk: see assets.ts) back
+ * into bytes, with the browser's own decoders. Used on the page and in the layout worker.
  */
 
 type Base64Decoder = { fromBase64?: (text: string) => Uint8Array<ArrayBuffer> };

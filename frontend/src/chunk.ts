@@ -1,6 +1,6 @@
 /**
- * Code run only when needed (the PDF chunk, which the page hands the bundle: see assets.ts). The text is our
- * own build output, deflate-compressed and base64-encoded (see scripts/build.mjs): an esbuild
+ * Code run only when needed: the PDF chunk, which the page hands the bundle (see assets.ts). The
+ * text is our own build output, deflate-compressed and base64-encoded (see scripts/build.mjs): an esbuild
  * IIFE that assigns `var __vistaChunk = <its exports>`. It runs with `new Function` (no global
  * is left behind); under a Content-Security-Policy that refuses eval, as a Blob URL script that
  * hands its exports over on its own element.
