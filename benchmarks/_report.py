@@ -156,7 +156,8 @@ def _pages_table(pages: dict[str, Any]) -> list[str]:
               "(`collapse_modules_after_depth=1000`).",
               f"² The first + click after a page load. Vista: the biggest child of the model "
               f"(`{vista.get('toggled_module_path') or vista.get('toggled_module')}`, as `page_bench` picks it; "
-              f"GPT-2's 24 blocks are folded into one ×24 box); torchvista: `{tv.get('toggled_module')}` "
+              "the modules of a folded ×N run of repeated blocks are not candidates); "
+              f"torchvista: `{tv.get('toggled_module')}` "
               "(the collapsed module holding the most nodes)."]
     if view.get("ratio"):
         lines.append(f"³ {view['rounds']} fresh loads of each page in one browser, alternating Vista and torchvista "
