@@ -20,7 +20,41 @@ export interface LocalEdge {
   readonly to: string;
   /** Edge label (already ASCII-safe, see dotLabel), or "" for none. */
   readonly label: string;
+  /**
+   * Into (out of) an open element: the field of its top (bottom) border the edge meets it at
+   * (see borderField), above (below) the element's own entry (exit) port; its centre if absent.
+   */
+  readonly headField?: number;
+  readonly tailField?: number;
 }
+
+/** Width of a field of an open element's border, in points (see fieldCount). */
+export const FIELD_WIDTH = 16;
+
+/**
+ * An open element is a record of equal fields side by side, so that an edge can meet its top or
+ * bottom border at a field (DOT's `port:compass`) rather than only at its centre.
+ */
+export function fieldCount(width: number): number {
+  return Math.max(3, Math.min(36, Math.round(width / FIELD_WIDTH)));
+}
+
+/** Where a module's header keeps its +/− control: no edge meets the top border there. */
+export const CONTROL_ZONE = 40;
+
+/**
+ * The field of an open element of `width` whose border is nearest to `x` (from its left edge),
+ * keeping clear of the header's control at the top border.
+ */
+export function borderField(width: number, x: number, top: boolean): number {
+  const fields = fieldCount(width);
+  const limit = top ? Math.max(width / 2, width - CONTROL_ZONE) : width;
+  const at = Math.min(Math.max(x, 0), limit);
+  return Math.min(fields - 1, Math.max(0, Math.floor((at / width) * fields)));
+}
+
+/** Graphviz makes a record one point taller than asked: asked one point less, it is exact. */
+const RECORD_EXTRA_HEIGHT = 1;
 
 export interface LocalGraph {
   /** Elements e0..eN in member order. */
@@ -59,7 +93,13 @@ export function toDot(graph: LocalGraph, without: ReadonlySet<number> = new Set(
     "edge[arrowhead=none,fontname=Helvetica,fontsize=10];",
   ];
   graph.elements.forEach((e, i) => {
-    lines.push(`e${i}[width=${inches(e.width)},height=${inches(e.height)}];`);
+    if (e.open === true) {
+      const fields = Array.from({ length: fieldCount(e.width) }, (_, f) => `<p${f}>`).join("|");
+      lines.push(`e${i}[shape=record,label="${fields}",width=${inches(e.width)},` +
+        `height=${inches(e.height - RECORD_EXTRA_HEIGHT)}];`);
+    } else {
+      lines.push(`e${i}[width=${inches(e.width)},height=${inches(e.height)}];`);
+    }
   });
   const port = "[shape=point,width=0.03,height=0.03]";
   if (graph.inPorts > 0) {
@@ -72,13 +112,14 @@ export function toDot(graph: LocalGraph, without: ReadonlySet<number> = new Set(
   }
   // Graphviz lists edges by tail node, not in declaration order: `comment` carries the index.
   // Edges leave an open module from its bottom and enter it from its top, where its contents
-  // continue them (Graphviz would otherwise clip them at any side of the box).
+  // continue them (Graphviz would otherwise clip them at any side of the box): at the field
+  // above (below) the module's own port, so that they cross its border straight.
   const isOpen = (name: string): boolean => graph.elements[elementIndex(name)]?.open === true;
   graph.edges.forEach((e, k) => {
     if (without.has(k)) return;
     const attrs = [`comment=${k}`];
-    if (isOpen(e.from)) attrs.push("tailport=s");
-    if (isOpen(e.to)) attrs.push("headport=n");
+    if (isOpen(e.from)) attrs.push(e.tailField === undefined ? "tailport=s" : `tailport="p${e.tailField}:s"`);
+    if (isOpen(e.to)) attrs.push(e.headField === undefined ? "headport=n" : `headport="p${e.headField}:n"`);
     if (e.label !== "") attrs.push(`label=${e.label}`);
     lines.push(`${e.from}->${e.to}[${attrs.join(",")}];`);
   });

@@ -6,7 +6,7 @@
  * as a fallback, on the page; it has no DOM and no Graphviz of its own (`render` is given).
  */
 import { addArcs, arcEdges } from "./arcs";
-import { dotLabel, toDot, type LocalEdge } from "./dot";
+import { borderField, dotLabel, elementIndex, toDot, type LocalEdge } from "./dot";
 import { parseGraphvizJson, type GraphvizLayout } from "./graphviz";
 import type { EdgeRoute, LayoutContainerSpec, LayoutGraph, LayoutResult, Point, Rect } from "./types";
 
@@ -26,7 +26,8 @@ interface Work {
   readonly elementIndex: Map<string, number>;
   readonly inPorts: Map<string, number>;
   readonly outPorts: Map<string, number>;
-  readonly edges: { from: string; to: string; labels: string[] }[];
+  /** Local edges; `source` is the value (its producing node) the edge carries. */
+  readonly edges: { from: string; to: string; source: string; labels: string[] }[];
   readonly edgeIndex: Map<string, number>;
   local: GraphvizLayout | null;
   width: number;
@@ -75,13 +76,15 @@ export class LayoutEngine {
       }
       return chain;
     };
-    const localEdge = (container: string, from: string, to: string, label: string): number => {
+    // Every local edge that touches an open element carries one value (its `to`, or its port,
+    // names the value), so the first route to make it names its source for all.
+    const localEdge = (container: string, from: string, to: string, source: string, label: string): number => {
       const w = work.get(container) as Work;
       const key = `${from}\u0000${to}`;
       let index = w.edgeIndex.get(key);
       if (index === undefined) {
         index = w.edges.length;
-        w.edges.push({ from, to, labels: [] });
+        w.edges.push({ from, to, source, labels: [] });
         w.edgeIndex.set(key, index);
       }
       const entry = w.edges[index];
@@ -114,7 +117,7 @@ export class LayoutEngine {
       const pieces: Piece[] = [];
       for (let i = 1; i < lcaIndex; i++) {
         const c = up[i] as string;
-        pieces.push({ container: c, edge: localEdge(c, element(c, up[i - 1] as string), port(c, "o", e.source), "") });
+        pieces.push({ container: c, edge: localEdge(c, element(c, up[i - 1] as string), port(c, "o", e.source), e.source, "") });
       }
       const sourceChild = up[lcaIndex - 1] as string;
       const targetChild = down[lcaDown - 1] as string;
@@ -124,12 +127,12 @@ export class LayoutEngine {
       const toName = element(lca, targetChild);
       const lcaPiece: Piece = {
         container: lca,
-        edge: localEdge(lca, fromName, `${toName}\u0000${e.source}`, label),
+        edge: localEdge(lca, fromName, `${toName}\u0000${e.source}`, e.source, label),
       };
       pieces.push(lcaPiece);
       for (let i = lcaDown - 1; i >= 1; i--) {
         const c = down[i] as string;
-        pieces.push({ container: c, edge: localEdge(c, port(c, "i", e.source), element(c, down[i - 1] as string), "") });
+        pieces.push({ container: c, edge: localEdge(c, port(c, "i", e.source), element(c, down[i - 1] as string), e.source, "") });
       }
       routes.push({ id: e.id, pieces, labelPiece: label === "" ? null : lcaPiece });
     }
@@ -144,11 +147,26 @@ export class LayoutEngine {
         if (child !== undefined) return { width: child.width, height: child.height, open: true };
         return sizes.get(m) ?? { width: 40, height: 24 };
       });
-      const edges: LocalEdge[] = w.edges.map((e) => ({
-        from: e.from,
-        to: e.to.split("\u0000")[0] as string,
-        label: e.labels.length === 0 ? "" : dotLabel(e.labels.join(", ")),
-      }));
+      // An edge into (out of) an open child meets its border above (below) the child's own port.
+      const field = (name: string, source: string, kind: "i" | "o"): number | undefined => {
+        const child = work.get(w.spec.members[elementIndex(name)] ?? "");
+        const k = child === undefined ? undefined : (kind === "i" ? child.inPorts : child.outPorts).get(source);
+        const at = k === undefined ? undefined : child?.local?.nodes.get(`${kind}${k}`);
+        if (child === undefined || child.local === null || at === undefined) return undefined;
+        return borderField(child.width, (child.width - child.local.width) / 2 + at.x, kind === "i");
+      };
+      const edges: LocalEdge[] = w.edges.map((e) => {
+        const to = e.to.split("\u0000")[0] as string;
+        const headField = field(to, e.source, "i");
+        const tailField = field(e.from, e.source, "o");
+        return {
+          from: e.from,
+          to,
+          label: e.labels.length === 0 ? "" : dotLabel(e.labels.join(", ")),
+          ...(headField === undefined ? {} : { headField }),
+          ...(tailField === undefined ? {} : { tailField }),
+        };
+      });
       let local: GraphvizLayout;
       if (elements.length === 0 && w.inPorts.size === 0 && w.outPorts.size === 0) {
         local = { width: 0, height: 0, nodes: new Map(), edges: [] };
