@@ -150,10 +150,10 @@ export class LayoutEngine {
       // An edge into (out of) an open child meets its border above (below) the child's own port.
       const field = (name: string, source: string, kind: "i" | "o"): number | undefined => {
         const child = work.get(w.spec.members[elementIndex(name)] ?? "");
-        const k = child === undefined ? undefined : (kind === "i" ? child.inPorts : child.outPorts).get(source);
-        const at = k === undefined ? undefined : child?.local?.nodes.get(`${kind}${k}`);
-        if (child === undefined || child.local === null || at === undefined) return undefined;
-        return borderField(child.width, (child.width - child.local.width) / 2 + at.x, kind === "i");
+        if (child?.local == null) return undefined;
+        const k = (kind === "i" ? child.inPorts : child.outPorts).get(source);
+        const at = k === undefined ? undefined : child.local.nodes.get(`${kind}${k}`);
+        return at === undefined ? undefined : borderField(child.width, inset(child, child.local) + at.x, kind === "i");
       };
       const edges: LocalEdge[] = w.edges.map((e) => {
         const to = e.to.split("\u0000")[0] as string;
@@ -202,7 +202,7 @@ export class LayoutEngine {
       }
       rects[id] = { x, y, width: w.width, height: w.height };
       const local = w.local as GraphvizLayout;
-      const ox = x + (w.width - local.width) / 2;
+      const ox = x + inset(w, local);
       const oy = y + w.spec.header;
       origins.set(id, { x: ox, y: oy });
       w.spec.members.forEach((m, i) => {
@@ -263,6 +263,11 @@ export class LayoutEngine {
       stats: { graphvizRuns: runs, cacheHits: hits, milliseconds: now() - started },
     };
   }
+}
+
+/** How far right of its block's left edge a container's own layout is drawn (it is centred). */
+function inset(w: Work, local: GraphvizLayout): number {
+  return (w.width - local.width) / 2;
 }
 
 function now(): number {
