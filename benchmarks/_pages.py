@@ -21,7 +21,7 @@ from ._trace_cost import _error_text
 __all__ = ["first_draw_ms", "measure_pages", "meta_page", "paired_first_views"]
 
 
-def measure_pages(case: Case, workdir: Path, repeats: int, clicks: int, first_view_rounds: int = 9,
+def measure_pages(case: Case, workdir: Path, repeats: int, clicks: int, first_view_rounds: int = 15,
                   log: Callable[[str], None] = print) -> dict[str, Any]:
     """``{"model", "vista": {...} | {"error"}, "torchvista": {...} | {"error"},
     "first_view": {...} | {"error"}}``; the last from :func:`paired_first_views`."""
@@ -80,7 +80,7 @@ def paired_first_views(vista_page: Path, torchvista_page: Path, rounds: int) -> 
     ``data-state="ready"``) and ``_torchvista_page`` (its first graph node)."""
     from playwright.sync_api import sync_playwright
 
-    from ._browser import launch, open_page
+    from ._browser import launch
     from ._torchvista_page import TORCHVISTA_DRAWN
     from .page_bench import VISTA_DRAWN
 
@@ -95,12 +95,7 @@ def paired_first_views(vista_page: Path, torchvista_page: Path, rounds: int) -> 
                 order = ["vista", "torchvista"] if round_ % 2 == 0 else ["torchvista", "vista"]
                 for tool in order:
                     path, drawn = pages[tool]
-                    loaded = open_page(browser, path, drawn, timeout_ms=180_000)
-                    loaded.close()
-                    if loaded.network or loaded.errors:
-                        raise RuntimeError(f"the {tool} page misbehaved: network requests {loaded.network[:3]}, "
-                                           f"page errors {loaded.errors[:3]}")
-                    times[tool].append(loaded.drawn_ms)
+                    times[tool].append(_drawn_ms(browser, path, drawn, 180_000, f"the {tool} page"))
         finally:
             browser.close()
     ratios = [theirs / ours for ours, theirs in zip(times["vista"], times["torchvista"])]
@@ -127,20 +122,28 @@ def first_draw_ms(page: Path, timeout_ms: float = 300_000) -> float:
     with :mod:`benchmarks.page_bench`'s probe (one load)."""
     from playwright.sync_api import sync_playwright
 
-    from ._browser import launch, open_page
+    from ._browser import launch
     from .page_bench import VISTA_DRAWN
 
     with sync_playwright() as p:
         browser = launch(p)
         try:
-            loaded = open_page(browser, page, VISTA_DRAWN, timeout_ms=timeout_ms)
-            loaded.close()
-            if loaded.network or loaded.errors:
-                raise RuntimeError(f"the page misbehaved: network requests {loaded.network[:3]}, "
-                                   f"page errors {loaded.errors[:3]}")
-            return loaded.drawn_ms
+            return _drawn_ms(browser, page, VISTA_DRAWN, timeout_ms, "the page")
         finally:
             browser.close()
+
+
+def _drawn_ms(browser: Any, page: Path, drawn: str, timeout_ms: float, what: str) -> float:
+    """One fresh load of ``page`` until ``drawn`` holds: ms from navigation start; raises
+    when the page made a network request or threw."""
+    from ._browser import open_page
+
+    loaded = open_page(browser, page, drawn, timeout_ms=timeout_ms)
+    loaded.close()
+    if loaded.network or loaded.errors:
+        raise RuntimeError(f"{what} misbehaved: network requests {loaded.network[:3]}, "
+                           f"page errors {loaded.errors[:3]}")
+    return loaded.drawn_ms
 
 
 def meta_page(figures: dict[str, Any], repeats: int, log: Callable[[str], None] = print) -> dict[str, Any]:
