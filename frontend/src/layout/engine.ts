@@ -6,7 +6,7 @@
  * as a fallback, on the page; it has no DOM and no Graphviz of its own (`render` is given).
  */
 import { addArcs, arcEdges } from "./arcs";
-import { borderField, dotLabel, elementIndex, toDot, type LocalEdge } from "./dot";
+import { borderField, CONTROL_ZONE, dotLabel, elementIndex, toDot, type LocalEdge } from "./dot";
 import { parseGraphvizJson, type GraphvizLayout } from "./graphviz";
 import type { EdgeRoute, LayoutContainerSpec, LayoutGraph, LayoutResult, Point, Rect } from "./types";
 
@@ -32,6 +32,8 @@ interface Work {
   local: GraphvizLayout | null;
   width: number;
   height: number;
+  /** How far right of its block's left edge the container's own layout is drawn. */
+  inset: number;
 }
 
 export class LayoutEngine {
@@ -63,6 +65,7 @@ export class LayoutEngine {
         local: null,
         width: 0,
         height: 0,
+        inset: 0,
       });
       for (const m of c.members) parentOf.set(m, c.id);
     }
@@ -153,7 +156,7 @@ export class LayoutEngine {
         if (child?.local == null) return undefined;
         const k = (kind === "i" ? child.inPorts : child.outPorts).get(source);
         const at = k === undefined ? undefined : child.local.nodes.get(`${kind}${k}`);
-        return at === undefined ? undefined : borderField(child.width, inset(child, child.local) + at.x, kind === "i");
+        return at === undefined ? undefined : borderField(child.width, child.inset + at.x, kind === "i");
       };
       const edges: LocalEdge[] = w.edges.map((e) => {
         const to = e.to.split("\u0000")[0] as string;
@@ -186,7 +189,12 @@ export class LayoutEngine {
         }
       }
       w.local = local;
-      w.width = Math.max(w.spec.minWidth, local.width + 2 * CONTAINER_PADDING);
+      // The layout is centred in the block, which is widened on the right when an entry port
+      // lies under the header's +/- control: the edge to it then crosses the header straight,
+      // beside the control.
+      const width = Math.max(w.spec.minWidth, local.width + 2 * CONTAINER_PADDING);
+      w.inset = (width - local.width) / 2;
+      w.width = width + controlClearance(width, w.inset, local, w.inPorts.size);
       w.height = w.spec.header + local.height + CONTAINER_PADDING;
     }
 
@@ -202,7 +210,7 @@ export class LayoutEngine {
       }
       rects[id] = { x, y, width: w.width, height: w.height };
       const local = w.local as GraphvizLayout;
-      const ox = x + inset(w, local);
+      const ox = x + w.inset;
       const oy = y + w.spec.header;
       origins.set(id, { x: ox, y: oy });
       w.spec.members.forEach((m, i) => {
@@ -265,9 +273,14 @@ export class LayoutEngine {
   }
 }
 
-/** How far right of its block's left edge a container's own layout is drawn (it is centred). */
-function inset(w: Work, local: GraphvizLayout): number {
-  return (w.width - local.width) / 2;
+/**
+ * How much wider than `width` a container must be for its entry ports i0..i(n-1), `inset` right
+ * of its left edge, to lie left of the header's +/- control (CONTROL_ZONE at its right end).
+ */
+function controlClearance(width: number, inset: number, local: GraphvizLayout, inPorts: number): number {
+  let right = -Infinity;
+  for (let k = 0; k < inPorts; k++) right = Math.max(right, local.nodes.get(`i${k}`)?.x ?? -Infinity);
+  return Math.max(0, inset + right - (width - CONTROL_ZONE));
 }
 
 function now(): number {
