@@ -88,6 +88,7 @@ def paired_first_views(vista_page: Path, torchvista_page: Path, rounds: int) -> 
         raise ValueError(f"rounds must be at least 1, got {rounds}")
     pages = {"vista": (vista_page, VISTA_DRAWN), "torchvista": (torchvista_page, TORCHVISTA_DRAWN)}
     times: dict[str, list[float]] = {"vista": [], "torchvista": []}
+    marks: list[dict[str, float]] = []
     with sync_playwright() as p:
         browser = launch(p)
         try:
@@ -95,7 +96,10 @@ def paired_first_views(vista_page: Path, torchvista_page: Path, rounds: int) -> 
                 order = ["vista", "torchvista"] if round_ % 2 == 0 else ["torchvista", "vista"]
                 for tool in order:
                     path, drawn = pages[tool]
-                    times[tool].append(_drawn_ms(browser, path, drawn, 180_000, f"the {tool} page"))
+                    at, page_marks = _first_view(browser, path, drawn, 180_000, f"the {tool} page")
+                    times[tool].append(at)
+                    if tool == "vista":
+                        marks.append(page_marks)
         finally:
             browser.close()
     ratios = [theirs / ours for ours, theirs in zip(times["vista"], times["torchvista"])]
@@ -104,10 +108,26 @@ def paired_first_views(vista_page: Path, torchvista_page: Path, rounds: int) -> 
         "vista_ms": round(statistics.median(times["vista"]), 1),
         "torchvista_ms": round(statistics.median(times["torchvista"]), 1),
         "ratio": round(statistics.median(ratios), 2),
+        "vista_phases": _phases(marks),
         "runs": {"vista_ms": [round(t, 1) for t in times["vista"]],
                  "torchvista_ms": [round(t, 1) for t in times["torchvista"]],
                  "ratios": [round(r, 2) for r in ratios]},
     }
+
+
+#: The viewer's User Timing marks (``vista:<name>``, ms from navigation start) that split its
+#: first view: the first layout asked for (page parsed, code run, document read, labels
+#: measured), Graphviz's WebAssembly compiled and instantiated, the first layout answered,
+#: the graph drawn.
+PHASE_MARKS = ("layout-requested", "graphviz-ready", "layout-received", "drawn")
+
+
+def _phases(marks: list[dict[str, float]]) -> dict[str, float]:
+    """Median time of each of :data:`PHASE_MARKS` over the loads that have them all."""
+    complete = [m for m in marks if all(name in m for name in PHASE_MARKS)]
+    if not complete:
+        return {}
+    return {name: round(statistics.median(m[name] for m in complete), 1) for name in PHASE_MARKS}
 
 
 def _brief(figures: dict[str, Any]) -> str:
@@ -136,14 +156,25 @@ def first_draw_ms(page: Path, timeout_ms: float = 300_000) -> float:
 def _drawn_ms(browser: Any, page: Path, drawn: str, timeout_ms: float, what: str) -> float:
     """One fresh load of ``page`` until ``drawn`` holds: ms from navigation start; raises
     when the page made a network request or threw."""
+    return _first_view(browser, page, drawn, timeout_ms, what)[0]
+
+
+def _first_view(browser: Any, page: Path, drawn: str, timeout_ms: float, what: str) -> tuple[float, dict[str, float]]:
+    """:func:`_drawn_ms`, and the page's ``vista:*`` User Timing marks by name (without the
+    prefix; none on a page that sets none), read once it is drawn."""
     from ._browser import open_page
 
     loaded = open_page(browser, page, drawn, timeout_ms=timeout_ms)
-    loaded.close()
+    try:
+        marks = loaded.tab.evaluate(
+            "() => Object.fromEntries(performance.getEntriesByType('mark')"
+            ".filter((m) => m.name.startsWith('vista:')).map((m) => [m.name.slice(6), m.startTime]))")
+    finally:
+        loaded.close()
     if loaded.network or loaded.errors:
         raise RuntimeError(f"{what} misbehaved: network requests {loaded.network[:3]}, "
                            f"page errors {loaded.errors[:3]}")
-    return loaded.drawn_ms
+    return loaded.drawn_ms, marks
 
 
 def meta_page(figures: dict[str, Any], repeats: int, log: Callable[[str], None] = print) -> dict[str, Any]:

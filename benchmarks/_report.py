@@ -8,6 +8,8 @@ __all__ = ["TARGET_MODEL", "evaluate_targets", "markdown"]
 
 PEERS = ("torchvista", "torchview", "torchlens")
 TOOLS = ("vista", "vista+page", *PEERS)
+#: Measured beside the tools, not judged (benchmarks._tools: ``floor``).
+REFERENCES = ("floor",)
 
 
 def _fmt_ms(seconds: float | None) -> str:
@@ -103,8 +105,8 @@ def evaluate_targets(results: dict[str, Any]) -> list[dict[str, str]]:
 
 
 def _cost_table(cost: list[dict[str, Any]]) -> list[str]:
-    tools = [t for t in TOOLS if any(t in m["tools"] for m in cost)]
-    lines = ["| model | plain forward | " + " | ".join(tools) + " |",
+    tools = [t for t in (*TOOLS, *REFERENCES) if any(t in m["tools"] for m in cost)]
+    lines = ["| model | plain forward | " + " | ".join(f"{t} ¹" if t in REFERENCES else t for t in tools) + " |",
              "|---|---:|" + "---:|" * len(tools)]
     for model in cost:
         row = [f"{model['model']} ({model['rounds']} rounds)", _fmt_ms(model["tools"]["plain forward"]["median_s"])]
@@ -119,6 +121,11 @@ def _cost_table(cost: list[dict[str, Any]]) -> list[str]:
             else:
                 row.append(f"{entry['ratio']:.2f}× ({_fmt_ms(entry['median_s'])})")
         lines.append("| " + " | ".join(row) + " |")
+    if "floor" in tools:
+        lines += ["", "¹ Not a tool: the plain forward pass under the mechanism Vista records with, recording "
+                  "nothing (a `TorchFunctionMode` that only calls each function, and global module forward "
+                  "hooks that return at once). Vista's ratio less this one is what its own recording and "
+                  "document building cost."]
     failures = [f"- {m['model']} / {t}: {e['error']}" for m in cost for t, e in m["tools"].items() if e["error"]]
     return lines + (["", "Failures:", *failures] if failures else [])
 
@@ -164,6 +171,15 @@ def _pages_table(pages: dict[str, Any]) -> list[str]:
                      "(the first of each pair alternates too); medians of each, and the median of the "
                      f"{view['rounds']} paired ratios torchvista / Vista. The loads of the other rows, measured "
                      f"apart: Vista {ms(vista.get('ready_ms'))}, torchvista {ms(tv.get('ready_ms'))}.")
+        phases = view.get("vista_phases") or {}
+        if phases:
+            asked, ready, answered = phases["layout-requested"], phases["graphviz-ready"], phases["layout-received"]
+            lines.append(f"  Where Vista's first view goes (the viewer's marks, medians of its {view['rounds']} loads, "
+                         f"ms from navigation start): first layout asked for at {asked:,.0f} (page parsed, code "
+                         f"run, document read, labels measured), Graphviz's WebAssembly compiled and instantiated "
+                         f"at {ready:,.0f}, first layout answered at {answered:,.0f} (Graphviz's first run, "
+                         f"{answered - max(asked, ready):,.0f} ms: its functions are compiled on their first call), "
+                         f"drawn at {phases['drawn']:,.0f}.")
     elif "error" in view:
         lines.append(f"- first views side by side not measured: {view['error']}")
     for name, figures in (("Vista", vista), ("torchvista", tv)):

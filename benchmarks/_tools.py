@@ -20,6 +20,14 @@ and reduces the graph it built to a :class:`~benchmarks._graphcheck.Connectivity
   every one of ``output_layers`` through the ops' ``children``. torchlens wraps torch's
   functions process-wide and keeps them wrapped; :meth:`Tool.cleanup` unwraps them (untimed)
   so the other tools and the plain forward pass run on an unpatched torch.
+
+And one reference that is not a tool (trace-cost section only):
+
+- ``floor``: the plain forward pass under the mechanism Vista records with, recording nothing:
+  a ``TorchFunctionMode`` whose ``__torch_function__`` only calls the function, and global module
+  forward hooks (a pre-hook, and a post-hook with ``always_call=True``) that return at once. Any
+  tracer built on these public hooks pays this before it records anything; Vista's ratio less
+  this one is what its own recording and document building cost. It builds no graph.
 """
 
 from __future__ import annotations
@@ -33,15 +41,17 @@ import re
 from dataclasses import dataclass
 from importlib import metadata
 from pathlib import Path
-from typing import Any
+from typing import Any, ClassVar
 
 from ._case import Case
 from ._graphcheck import Connectivity, reachability
 
-__all__ = ["PEERS", "Tool", "load_tools", "tool_versions"]
+__all__ = ["PEERS", "REFERENCES", "Tool", "load_tools", "tool_versions"]
 
 PEERS = ("torchvista", "torchview", "torchlens")
 TOOL_ORDER = ("vista", "vista+page", *PEERS)
+#: References measured beside the tools in the trace-cost section (see ``floor`` above).
+REFERENCES = ("floor",)
 DISTRIBUTIONS = {"vista": "vista-core", "vista+page": "vista-render-html", "torchvista": "torchvista",
                  "torchview": "torchview", "torchlens": "torchlens"}
 
@@ -52,6 +62,8 @@ class Tool:
 
     name: str
     workdir: Path
+    #: False for a reference that builds no graph (its connectivity is not checked).
+    builds_graph: ClassVar[bool] = True
 
     def trace(self, case: Case) -> Any:
         raise NotImplementedError
@@ -189,10 +201,41 @@ class TorchLens(Tool):
         unwrap_torch()
 
 
+class Floor(Tool):
+    builds_graph = False
+
+    def trace(self, case: Case) -> Any:
+        import torch
+        from torch.nn.modules.module import register_module_forward_hook, register_module_forward_pre_hook
+        from torch.overrides import TorchFunctionMode
+
+        class PassThrough(TorchFunctionMode):
+            def __torch_function__(self, func: Any, types: Any, args: Any = (), kwargs: Any = None) -> Any:
+                return func(*args, **(kwargs or {}))
+
+        def pre(module: torch.nn.Module, args: Any) -> None:
+            return None
+
+        def post(module: torch.nn.Module, args: Any, output: Any) -> None:
+            return None
+
+        handles = [register_module_forward_pre_hook(pre), register_module_forward_hook(post, always_call=True)]
+        try:
+            with PassThrough():
+                return case.forward()
+        finally:
+            for handle in handles:
+                handle.remove()
+
+    def check(self, result: Any) -> Connectivity:
+        raise TypeError("the floor reference builds no graph")
+
+
 _CLASSES: dict[str, type[Tool]] = {"vista": Vista, "vista+page": VistaPage, "torchvista": TorchVista,
-                                   "torchview": TorchView, "torchlens": TorchLens}
+                                   "torchview": TorchView, "torchlens": TorchLens, "floor": Floor}
 _MODULES = {"vista": ("vista_core",), "vista+page": ("vista_core", "vista_render_html"),
-            "torchvista": ("torchvista",), "torchview": ("torchview", "graphviz"), "torchlens": ("torchlens",)}
+            "torchvista": ("torchvista",), "torchview": ("torchview", "graphviz"), "torchlens": ("torchlens",),
+            "floor": ()}
 
 
 def load_tools(workdir: Path, names: tuple[str, ...] = TOOL_ORDER) -> tuple[list[Tool], dict[str, str]]:

@@ -107,7 +107,7 @@ def measure_trace_cost(case: Case, tools: list[Tool], rounds: int, warmup: bool 
             return None
         if tool is not None:
             tool.cleanup()
-            if timing.connected is None:
+            if timing.connected is None and tool.builds_graph:
                 try:
                     verdict = tool.check(output)
                     timing.connected, timing.connectivity = verdict.connected, verdict.describe()

@@ -45,7 +45,7 @@ def _trace_section(args: argparse.Namespace, workdir: Path, results: dict[str, A
     import torch
 
     from ._case import Case
-    from ._tools import load_tools
+    from ._tools import REFERENCES, TOOL_ORDER, load_tools
     from ._trace_cost import measure_trace_cost
     from .hf_zoo import build
     from .models import TRACE_MODELS
@@ -53,7 +53,7 @@ def _trace_section(args: argparse.Namespace, workdir: Path, results: dict[str, A
     if args.threads:
         torch.set_num_threads(args.threads)
     results["settings"]["torch_threads"] = torch.get_num_threads()
-    tools, missing = load_tools(workdir)
+    tools, missing = load_tools(workdir, (*TOOL_ORDER, *REFERENCES))
     results["settings"]["unavailable"] = missing
     for name, reason in missing.items():
         _log(f"  {name} not run: {reason}")
