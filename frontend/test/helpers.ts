@@ -86,8 +86,11 @@ export function withCacheOutputs(blocks: number): GraphDocument {
  *
  *   x -> model[ rope; layer_0 .. layer_{n-1} (each reads rope and the previous layer) ] -> out
  *                      every layer -> cache.layers[i].keys (an output of the model)
+ *
+ * With `rotary`, the rope op (cos) and a second one (sin, which every layer reads too) sit side
+ * by side in a module of their own, `model.rotary`, as in Hugging Face's Llama.
  */
-export function ropeStack(blocks: number): GraphDocument {
+export function ropeStack(blocks: number, rotary = false): GraphDocument {
   const modules: GraphDocument["modules"] = [
     { id: "m0", parent: null, path: "", name: "", class_name: "Llama", class_qualname: "t.Llama", call_index: 0, num_params: 0, num_params_own: 0, signature: "root" },
     { id: "m1", parent: "m0", path: "model", name: "model", class_name: "Model", class_qualname: "t.Model", call_index: 0, num_params: 0, num_params_own: 0, signature: "model" },
@@ -100,6 +103,14 @@ export function ropeStack(blocks: number): GraphDocument {
   const layerIds: string[] = [];
   let prev = "n0";
   let n = 2;
+  const rotaryModule = `m${blocks + 2}`;
+  const sin = "n_sin";
+  if (rotary) {
+    modules.push({ id: rotaryModule, parent: "m1", path: "model.rotary", name: "rotary", class_name: "Rotary", class_qualname: "t.Rotary", call_index: 0, num_params: 0, num_params_own: 0, signature: "rotary" });
+    (nodes[1] as { module: string }).module = rotaryModule;
+    nodes.push({ id: sin, kind: "op", name: "torch.sin", label: "sin", module: rotaryModule, outputs: [T([2, 4])] });
+    edges.push({ source: "n0", source_output: 0, target: sin, target_input: 0, tensor: T([2, 4]) });
+  }
   for (let b = 0; b < blocks; b++) {
     const layer = `m${b + 2}`;
     layerIds.push(layer);
@@ -110,6 +121,7 @@ export function ropeStack(blocks: number): GraphDocument {
     nodes.push({ id: kv, kind: "op", name: "torch.Tensor.clone", label: "clone", module: layer, outputs: [T([2, 4])] });
     edges.push({ source: prev, source_output: 0, target: mix, target_input: 0, tensor: T([2, 4]) });
     edges.push({ source: "n1", source_output: 0, target: mix, target_input: 1, tensor: T([2, 4]) });
+    if (rotary) edges.push({ source: sin, source_output: 0, target: mix, target_input: 2, tensor: T([2, 4]) });
     edges.push({ source: mix, source_output: 0, target: kv, target_input: 0, tensor: T([2, 4]) });
     prev = mix;
   }

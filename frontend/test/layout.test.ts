@@ -241,13 +241,13 @@ describe("edges across open modules' borders", () => {
 
 describe("long edges drawn as arcs", () => {
   /** Layout of ropeStack(blocks) fully open, with the DOT text of every Graphviz run. */
-  function ropeLayout(blocks: number): { v: VisibleGraph; r: LayoutResult; dots: string[] } {
+  function ropeLayout(blocks: number, rotary = false): { v: VisibleGraph; r: LayoutResult; dots: string[] } {
     const dots: string[] = [];
     const counting = new LayoutEngine((dot) => {
       dots.push(dot);
       return render(dot);
     });
-    const index = readDocument(ropeStack(blocks));
+    const index = readDocument(ropeStack(blocks, rotary));
     const { v, r } = run(index, expandAll(index, stateAtDepth(index, 1, ALL)), counting);
     return { v, r, dots };
   }
@@ -344,5 +344,29 @@ describe("long edges drawn as arcs", () => {
       }
     }
     expect(arcs).toBeGreaterThan(50);
+  });
+
+  it("starts an arc out of an open module straight below the module's own exit port", () => {
+    // Llama's rotary embedding: cos and sin side by side in a module, read by all 60 layers.
+    const { v, r } = ropeLayout(60, true);
+    checkGeometry(v, r);
+    const rotary = r.rects["m62"]!;
+    const right = Math.max(...[...v.containers.get("m1")!.members].map((m) => r.rects[m]!.x + r.rects[m]!.width));
+    let arcs = 0;
+    for (const source of ["n1", "n_sin"]) {
+      const op = r.rects[source]!;
+      const column = op.x + op.width / 2;
+      // The two ops sit apart, so the module's centre is right below neither.
+      expect(Math.abs(column - (rotary.x + rotary.width / 2))).toBeGreaterThan(FIELD_WIDTH);
+      for (const e of v.edges.filter((x) => x.source === source)) {
+        const route = r.edges.find((x) => x.id === e.id)!;
+        if (Math.max(...route.points.map((p) => p.x)) <= right) continue; // routed by Graphviz
+        arcs++;
+        const atBorder = route.points.find((p) => Math.abs(p.y - (rotary.y + rotary.height)) <= 1)!;
+        expect(atBorder, `${e.id} meets the module's bottom border`).toBeDefined();
+        expect(Math.abs(atBorder.x - column), `${e.id} leaves below ${source}`).toBeLessThanOrEqual(FIELD_WIDTH / 2 + 2);
+      }
+    }
+    expect(arcs).toBeGreaterThan(100);
   });
 });

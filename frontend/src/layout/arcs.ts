@@ -12,7 +12,7 @@
  * afterwards as orthogonal arcs in lanes right of the laid-out members (see addArcs). Every
  * other layout is unchanged.
  */
-import { elementIndex, type LocalEdge, type LocalElement } from "./dot";
+import { elementIndex, fieldCount, type LocalEdge, type LocalElement } from "./dot";
 import type { GraphvizLayout } from "./graphviz";
 import type { Point } from "./types";
 
@@ -82,8 +82,8 @@ export function arcEdges(elements: number, inPorts: number, outPorts: number, ed
  * Adds the arcs to a layout Graphviz made without them. An arc runs around the members, on
  * their right: from its source out to its lane, down the lane, and back to its target, with
  * rounded corners. It leaves a box that is the rightmost of its rank from the box's right side,
- * and an open module (whose own contents continue the edge at its bottom) or any other box from
- * its bottom, turning in the gap below the rank; it enters the same way, from the right or from
+ * and an open module (whose own contents continue the edge at its bottom, below the module's own
+ * exit port) or any other box from its bottom, turning in the gap below the rank; it enters the same way, from the right or from
  * the gap above through the top, and reaches an exit port along the bottom. The lanes lie
  * right of every member and the gaps between ranks hold no box, so an arc crosses none. One
  * lane per source, and one for all the edges leaving the module, so that the arcs of one value
@@ -112,6 +112,14 @@ export function addArcs(
     if (other === undefined || at(`e${other}`).x < c.x) rightmost.set(row, i);
     right = Math.max(right, c.x + e.width / 2);
   });
+  // Where an edge meets an open element's top (bottom) border: over (under) the element's own
+  // port, at the field the engine chose for it (see borderField), else at the centre.
+  const borderX = (name: string, field: number | undefined): number => {
+    const c = at(name);
+    if (field === undefined) return c.x;
+    const width = size(name).width;
+    return c.x - width / 2 + ((field + 0.5) * width) / fieldCount(width);
+  };
   const bySide = (name: string): boolean => {
     const i = elementIndex(name);
     return i >= 0 && elements[i]?.open !== true && rightmost.get(Math.round(at(name).y)) === i;
@@ -137,14 +145,16 @@ export function addArcs(
       corners.push({ x: from.x + size(e.from).width / 2, y }, { x, y });
     } else {
       const below = (bottoms.get(Math.round(from.y)) ?? from.y) + ARC_STEP;
-      corners.push({ x: from.x, y: from.y + size(e.from).height / 2 }, { x: from.x, y: below }, { x, y: below });
+      const out = borderX(e.from, e.tailField);
+      corners.push({ x: out, y: from.y + size(e.from).height / 2 }, { x: out, y: below }, { x, y: below });
     }
     if (e.to.startsWith("o") || bySide(e.to)) {
       const end = { x: to.x + size(e.to).width / 2, y: to.y - size(e.to).height / 4 };
       corners.push({ x, y: end.y }, end);
     } else {
       const above = (tops.get(Math.round(to.y)) ?? to.y) - ARC_STEP;
-      corners.push({ x, y: above }, { x: to.x, y: above }, { x: to.x, y: to.y - size(e.to).height / 2 });
+      const into = borderX(e.to, e.headField);
+      corners.push({ x, y: above }, { x: into, y: above }, { x: into, y: to.y - size(e.to).height / 2 });
     }
     const first = corners[0] as Point;
     const last = corners[corners.length - 1] as Point;
