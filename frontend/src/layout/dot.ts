@@ -53,6 +53,20 @@ export function borderField(width: number, x: number, top: boolean): number {
   return Math.min(fields - 1, Math.max(0, Math.floor((at / width) * fields)));
 }
 
+/**
+ * Two open elements of about the same width joined by an edge (a stack of identical layers): the
+ * edge is routed between its fields with `constraint=false`, and an invisible edge between the
+ * two elements' centres ranks and places them instead, so that the stack stays aligned. With the
+ * fields alone Graphviz lined each such edge's two fields up, and where a layer's exit field is
+ * not above its entry field every layer of the stack shifted by the difference: a 40-layer Llama
+ * drifted 407 points per layer, 16,600 points in all. (An invisible edge beside a constraining
+ * field edge also aligned the stack, but the two pulls against each other made Graphviz's
+ * placement half as slow again on a fully open GPT-2.)
+ */
+export const ALIGN_WIDTH_RATIO = 1.25;
+/** The `comment` of those invisible edges: not an index into LocalGraph.edges. */
+export const ALIGN_COMMENT = "align";
+
 /** Graphviz makes a record one point taller than asked: asked one point less, it is exact. */
 const RECORD_EXTRA_HEIGHT = 1;
 
@@ -115,14 +129,30 @@ export function toDot(graph: LocalGraph, without: ReadonlySet<number> = new Set(
   // continue them (Graphviz would otherwise clip them at any side of the box): at the field
   // above (below) the module's own port, so that they cross its border straight.
   const isOpen = (name: string): boolean => graph.elements[elementIndex(name)]?.open === true;
+  const aligned = new Set<string>();
+  const alignments: string[] = [];
   graph.edges.forEach((e, k) => {
     if (without.has(k)) return;
     const attrs = [`comment=${k}`];
     if (isOpen(e.from)) attrs.push(e.tailField === undefined ? "tailport=s" : `tailport="p${e.tailField}:s"`);
     if (isOpen(e.to)) attrs.push(e.headField === undefined ? "headport=n" : `headport="p${e.headField}:n"`);
     if (e.label !== "") attrs.push(`label=${e.label}`);
-    lines.push(`${e.from}->${e.to}[${attrs.join(",")}];`);
+    const pair = `${e.from}->${e.to}`;
+    if (isOpen(e.from) && isOpen(e.to) && similarWidths(graph, e.from, e.to)) {
+      attrs.push("constraint=false");
+      if (!aligned.has(pair)) {
+        aligned.add(pair);
+        alignments.push(`${pair}[style=invis,tailport=s,headport=n,comment=${ALIGN_COMMENT}];`);
+      }
+    }
+    lines.push(`${pair}[${attrs.join(",")}];`);
   });
-  lines.push("}");
+  lines.push(...alignments, "}");
   return lines.join("\n");
+}
+
+function similarWidths(graph: LocalGraph, a: string, b: string): boolean {
+  const wa = graph.elements[elementIndex(a)]?.width ?? 0;
+  const wb = graph.elements[elementIndex(b)]?.width ?? 0;
+  return wa > 0 && wb > 0 && Math.max(wa, wb) <= ALIGN_WIDTH_RATIO * Math.min(wa, wb);
 }

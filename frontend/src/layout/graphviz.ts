@@ -1,4 +1,5 @@
 /** Reading Graphviz's `json0` output (rendered with yInvert) into local coordinates. */
+import { ALIGN_COMMENT } from "./dot";
 import type { Point } from "./types";
 
 export interface GraphvizLayout {
@@ -46,6 +47,7 @@ export function parseGraphvizJson(text: string): GraphvizLayout {
   }
   const edges: { points: Point[]; label: Point | null }[] = [];
   for (const e of json.edges ?? []) {
+    if (e.comment === ALIGN_COMMENT) continue; // invisible, only there to align (see dot.ts)
     const k = Number(e.comment ?? e._gvid);
     const points: Point[] = [];
     for (const token of (e.pos ?? "").split(/\s+/)) {
