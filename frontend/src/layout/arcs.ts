@@ -82,9 +82,10 @@ export function arcEdges(elements: number, inPorts: number, outPorts: number, ed
  * Adds the arcs to a layout Graphviz made without them. An arc runs around the members, on
  * their right: from its source out to its lane, down the lane, and back to its target, with
  * rounded corners. It leaves a box that is the rightmost of its rank from the box's right side,
- * and an open module (whose own contents continue the edge at its bottom, below the module's own
- * exit port) or any other box from its bottom, turning in the gap below the rank; it enters the same way, from the right or from
- * the gap above through the top, and reaches an exit port along the bottom. The lanes lie
+ * and an open module (whose own contents continue the edge at its bottom, below the module's
+ * own exit port) or any other box from its bottom, turning in the gap below the rank; it enters
+ * the same way, from the right or from the gap above through the top (an open module above its
+ * own entry port), and reaches an exit port along the bottom. The lanes lie
  * right of every member and the gaps between ranks hold no box, so an arc crosses none. One
  * lane per source, and one for all the edges leaving the module, so that the arcs of one value
  * (and those going out) run together. The layout grows to the right to hold the lanes.
