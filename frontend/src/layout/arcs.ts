@@ -12,7 +12,7 @@
  * afterwards as orthogonal arcs in lanes right of the laid-out members (see addArcs). Every
  * other layout is unchanged.
  */
-import { elementIndex, fieldCount, type LocalEdge, type LocalElement } from "./dot";
+import { elementIndex, fieldCentre, type LocalEdge, type LocalElement } from "./dot";
 import type { GraphvizLayout } from "./graphviz";
 import type { Point } from "./types";
 
@@ -119,7 +119,7 @@ export function addArcs(
     const c = at(name);
     if (field === undefined) return c.x;
     const width = size(name).width;
-    return c.x - width / 2 + ((field + 0.5) * width) / fieldCount(width);
+    return c.x - width / 2 + fieldCentre(width, field);
   };
   const bySide = (name: string): boolean => {
     const i = elementIndex(name);

@@ -53,6 +53,11 @@ export function borderField(width: number, x: number, top: boolean): number {
   return Math.min(fields - 1, Math.max(0, Math.floor((at / width) * fields)));
 }
 
+/** The x of the centre of `field` of an open element of `width` (from its left edge). */
+export function fieldCentre(width: number, field: number): number {
+  return ((field + 0.5) * width) / fieldCount(width);
+}
+
 /**
  * Two open elements of about the same width joined by an edge (a stack of identical layers): the
  * edge is routed between its fields with `constraint=false`, and an invisible edge between the
