@@ -255,26 +255,58 @@ describe("stacks of open layers", () => {
     expect(steps.filter((d) => d <= 1).length).toBeGreaterThanOrEqual(0.8 * steps.length);
   });
 
-  it("joins only open elements of about the same width by an aligning edge", () => {
+  it("routes the edge between two stacked layers within the gap between its two ends", () => {
+    const index = readDocument(ropeStack(30, true));
+    const { v, r } = run(index, expandAll(index, stateAtDepth(index, 1, ALL)));
+    let checked = 0;
+    for (let b = 0; b + 1 < 30; b++) {
+      const [upper, lower] = [r.rects[`m${b + 2}`]!, r.rects[`m${b + 3}`]!];
+      // The edge from this layer's op to the next layer's (the stack's own chain).
+      for (const e of v.edges.filter((x) => index.nodes.get(x.source)?.module === `m${b + 2}` &&
+        index.nodes.get(x.target)?.module === `m${b + 3}`)) {
+        const route = r.edges.find((x) => x.id === e.id)!;
+        const gap = route.points.filter((p) => p.y >= upper.y + upper.height - 1 && p.y <= lower.y + 1);
+        const out = gap.find((p) => Math.abs(p.y - (upper.y + upper.height)) <= 1);
+        const into = gap.find((p) => Math.abs(p.y - lower.y) <= 1);
+        expect(out, `${e.id} leaves through the bottom border`).toBeDefined();
+        expect(into, `${e.id} enters through the top border`).toBeDefined();
+        if (out === undefined || into === undefined) continue;
+        checked++;
+        const [low, high] = [Math.min(out.x, into.x) - FIELD_WIDTH, Math.max(out.x, into.x) + FIELD_WIDTH];
+        // With the edge unconstrained, Graphviz left its label node anywhere in the rank between,
+        // and the edge swung out to it and back.
+        for (const p of gap) expect(p.x >= low && p.x <= high, `${e.id} swings to x=${p.x.toFixed(0)}`).toBe(true);
+      }
+    }
+    expect(checked).toBe(29);
+  });
+
+  it("joins two open elements by an aligning edge only where their fields would shift one sideways", () => {
     const graph = {
-      elements: [{ width: 200, height: 80, open: true }, { width: 210, height: 80, open: true }, { width: 600, height: 80, open: true }],
+      elements: [
+        { width: 200, height: 80, open: true },
+        { width: 210, height: 80, open: true },
+        { width: 600, height: 80, open: true },
+        { width: 210, height: 80, open: true },
+      ],
       inPorts: 0,
       outPorts: 0,
       edges: [
-        { from: "e0", to: "e1", label: "", tailField: 3, headField: 9 },
-        { from: "e0", to: "e1", label: "", tailField: 5, headField: 2 },
-        { from: "e1", to: "e2", label: "", tailField: 3, headField: 20 },
+        { from: "e0", to: "e1", label: "", tailField: 3, headField: 9 }, // fields far apart
+        { from: "e0", to: "e1", label: "", tailField: 5, headField: 2 }, // the same pair again
+        { from: "e1", to: "e2", label: "", tailField: 3, headField: 20 }, // widths too different
+        { from: "e1", to: "e3", label: "", tailField: 6, headField: 6 }, // one field above the other
       ],
     };
     const dot = toDot(graph);
     expect(dot.match(/comment=align/g)?.length).toBe(1);
-    expect(dot).toContain("e0->e1[style=invis,tailport=s,headport=n,comment=align];");
-    // The edges of the pair follow their fields without pulling the two into line by them.
-    expect(dot).toContain('e0->e1[comment=0,tailport="p3:s",headport="p9:n",constraint=false];');
-    expect(dot).toContain('e1->e2[comment=2,tailport="p3:s",headport="p20:n"];');
-    // Graphviz's output for it is not read back as one of the graph's edges.
+    expect(dot).toContain("e0->e1[style=invis,weight=8,tailport=s,headport=n,comment=align];");
+    // The edges themselves keep their fields and their say in the layout.
+    expect(dot).toContain('e0->e1[comment=0,tailport="p3:s",headport="p9:n"];');
+    expect(dot).not.toContain("constraint=false");
+    // Graphviz's output for the aligning edge is not read back as one of the graph's edges.
     const g = parseGraphvizJson(render(dot));
-    expect(g.edges.length).toBe(3);
+    expect(g.edges.length).toBe(4);
     expect(g.edges.every((e) => e.points.length > 0)).toBe(true);
   });
 });

@@ -59,15 +59,19 @@ export function fieldCentre(width: number, field: number): number {
 }
 
 /**
- * Two open elements of about the same width joined by an edge (a stack of identical layers): the
- * edge is routed between its fields with `constraint=false`, and an invisible edge between the
- * two elements' centres ranks and places them instead, so that the stack stays aligned. With the
- * fields alone Graphviz lined each such edge's two fields up, and where a layer's exit field is
- * not above its entry field every layer of the stack shifted by the difference: a 40-layer Llama
- * drifted 407 points per layer, 16,600 points in all. (An invisible edge beside a constraining
- * field edge also aligned the stack, but the two pulls against each other made Graphviz's
- * placement half as slow again on a fully open GPT-2.)
+ * Two open elements of about the same width joined by an edge whose two fields are not above one
+ * another (a stack of identical layers, each leaving at its exit field and entering the next at
+ * its entry field) are also joined by an invisible edge between their centres, of this weight,
+ * which keeps the stack aligned. Graphviz lines each edge's two fields up, so without it every
+ * layer of the stack shifted by the distance between the fields: a 40-layer Llama drifted 407
+ * points per layer, 16,600 points in all. The edge itself keeps its fields and its pull, so that
+ * Graphviz places its label node between its ends. (Routing it with `constraint=false` and
+ * letting only the invisible edge place the pair cost nothing, but left that label node free: the
+ * edge swung out and back around it, 100 px to the side on the demo model.) The invisible edge
+ * costs time: a fully open GPT-2's root layout took 126 ms without it and 200 ms with it (Node).
  */
+export const ALIGN_WEIGHT = 8;
+/** Widths within this ratio count as "about the same" for ALIGN_WEIGHT. */
 export const ALIGN_WIDTH_RATIO = 1.25;
 /** The `comment` of those invisible edges: not an index into LocalGraph.edges. */
 export const ALIGN_COMMENT = "align";
@@ -143,21 +147,26 @@ export function toDot(graph: LocalGraph, without: ReadonlySet<number> = new Set(
     if (isOpen(e.to)) attrs.push(e.headField === undefined ? "headport=n" : `headport="p${e.headField}:n"`);
     if (e.label !== "") attrs.push(`label=${e.label}`);
     const pair = `${e.from}->${e.to}`;
-    if (isOpen(e.from) && isOpen(e.to) && similarWidths(graph, e.from, e.to)) {
-      attrs.push("constraint=false");
-      if (!aligned.has(pair)) {
-        aligned.add(pair);
-        alignments.push(`${pair}[style=invis,tailport=s,headport=n,comment=${ALIGN_COMMENT}];`);
-      }
-    }
     lines.push(`${pair}[${attrs.join(",")}];`);
+    if (!aligned.has(pair) && drifts(graph, e)) {
+      aligned.add(pair);
+      alignments.push(`${pair}[style=invis,weight=${ALIGN_WEIGHT},tailport=s,headport=n,comment=${ALIGN_COMMENT}];`);
+    }
   });
   lines.push(...alignments, "}");
   return lines.join("\n");
 }
 
-function similarWidths(graph: LocalGraph, a: string, b: string): boolean {
-  const wa = graph.elements[elementIndex(a)]?.width ?? 0;
-  const wb = graph.elements[elementIndex(b)]?.width ?? 0;
-  return wa > 0 && wb > 0 && Math.max(wa, wb) <= ALIGN_WIDTH_RATIO * Math.min(wa, wb);
+/**
+ * Whether `e` joins two open elements of about the same width at fields more than a field apart
+ * (measured from each element's centre): lined up by them, the second would shift sideways.
+ */
+function drifts(graph: LocalGraph, e: LocalEdge): boolean {
+  const from = graph.elements[elementIndex(e.from)];
+  const to = graph.elements[elementIndex(e.to)];
+  if (from?.open !== true || to?.open !== true || e.tailField === undefined || e.headField === undefined) return false;
+  if (Math.max(from.width, to.width) > ALIGN_WIDTH_RATIO * Math.min(from.width, to.width)) return false;
+  const out = fieldCentre(from.width, e.tailField) - from.width / 2;
+  const into = fieldCentre(to.width, e.headField) - to.width / 2;
+  return Math.abs(out - into) > FIELD_WIDTH;
 }
