@@ -57,6 +57,16 @@ TRACE_CASES: list[Any] = [
     pytest.param(MODEL, BrokenRepr(), None, ["'inputs'", "BrokenRepr", "tuple"], id="inputs-broken-repr"),
     pytest.param(MODEL, HUGE, None, ["'inputs'", "'hhhh", "str", "tuple"], id="inputs-huge-str"),
     pytest.param(MODEL, {1: X}, None, ["'inputs'", "1", "string"], id="inputs-int-key"),
+    pytest.param(MODEL, [1.0, 2.0, 3.0], None, ["'inputs'", "[1.0, 2.0, 3.0]", "list of 3 plain numbers",
+                                                 "torch.tensor([1.0, 2.0, 3.0])", "(1.0, 2.0, 3.0)"],
+                 id="inputs-list-of-numbers"),
+    pytest.param(MODEL, [[1, 2, 3], [4, 5, 6]], None, ["'inputs'", "[[1, 2, 3], [4, 5, 6]]", "nested list",
+                                                      "torch.tensor([[1, 2, 3], [4, 5, 6]])"],
+                 id="inputs-nested-list-of-numbers"),
+    pytest.param(MODEL, [True], None, ["'inputs'", "[True]", "list of 1 plain number", "torch.tensor([True])"],
+                 id="inputs-list-of-one-bool"),
+    pytest.param(MODEL, list(range(1000)), None, ["'inputs'", "[0, 1, 2", "1000 plain numbers", "torch.tensor("],
+                 id="inputs-long-list-of-numbers"),
     pytest.param(MODEL, (X,), [1], ["'kwargs'", "[1]", "list", "dict"], id="kwargs-list"),
     pytest.param(MODEL, (X,), "input", ["'kwargs'", "'input'", "dict"], id="kwargs-str"),
     pytest.param(MODEL, (), {1: X}, ["'kwargs'", "1", "string"], id="kwargs-int-key"),
@@ -75,6 +85,19 @@ def test_trace_and_capture_reject_bad_arguments(function: Callable[..., Any], mo
         assert piece in message, f"{piece!r} missing from the message: {message[:300]!r}"
     assert len(message) < 1000, "the message must show the bad value in short"
     assert isinstance(info.value, TypeError)  # TraceInputError is also a TypeError
+
+
+def test_positional_numbers_in_a_tuple_or_beside_a_tensor_are_accepted() -> None:
+    """Not bad input: a tuple spells out positional arguments, plain numbers included, and a
+    list that holds a tensor is positional arguments too; only an all-number list is refused."""
+    def scale(x: torch.Tensor, factor: float, offset: float = 0.0) -> torch.Tensor:
+        return x * factor + offset
+
+    assert [n.label for n in vista_core.trace(lambda a, b: torch.full((2,), a) * b, (1.0, 2.0)).ops()] == [
+        "full", "mul"]
+    assert torch.equal(vista_core.capture(scale, [X, 2.0, 1.0]).output, X * 2.0 + 1.0)
+    assert vista_core.capture(scale, [X, 2.0]).exception is None
+    assert vista_core.capture(lambda: torch.ones(1), []).exception is None  # no arguments
 
 
 def test_a_function_model_is_accepted() -> None:

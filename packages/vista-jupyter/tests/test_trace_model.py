@@ -181,6 +181,7 @@ def test_keyboard_interrupt_in_forward_propagates() -> None:
         ("not a model", (), None),
         (torch.nn.Linear(2, 2), 5, None),
         (torch.nn.Linear(2, 2), "text", None),
+        (torch.nn.Linear(2, 2), [1.0, 2.0], None),
         (torch.nn.Linear(2, 2), (), [("x", 1)]),
         (torch.nn.Linear(2, 2), {"x": torch.ones(2)}, {"x": torch.ones(2)}),
     ],

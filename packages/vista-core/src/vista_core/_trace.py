@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import gc
 import inspect
+import numbers
 import platform
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -61,7 +62,9 @@ def trace(model: Any, inputs: Any = (), *, kwargs: Mapping[str, Any] | None = No
     ``inputs`` is a tensor (one positional argument), a tuple or list of positional
     arguments, or a dict of keyword arguments; ``kwargs`` adds keyword arguments
     (``input_ids=...`` for Hugging Face models). Nested tuples, lists and dicts inside are
-    fine. The model runs once, in the caller's grad mode, and its result is unchanged.
+    fine. A list of nothing but plain numbers is refused (it is almost always meant as
+    ``torch.tensor([...])``); pass numbers as positional arguments in a tuple. The model runs
+    once, in the caller's grad mode, and its result is unchanged.
 
     If the forward pass raises, the original exception propagates unchanged. To get the
     partial graph as well, use :func:`capture`.
@@ -143,6 +146,7 @@ def _split_inputs(inputs: Any, kwargs: Mapping[str, Any] | None) -> tuple[tuple[
         args: tuple[Any, ...] = (inputs,)
         kw: dict[str, Any] = {}
     elif isinstance(inputs, (tuple, list)):
+        _check_not_numbers(inputs)
         args, kw = tuple(inputs), {}
     elif isinstance(inputs, Mapping):
         args, kw = (), dict(inputs)
@@ -169,6 +173,37 @@ def _split_inputs(inputs: Any, kwargs: Mapping[str, Any] | None) -> tuple[tuple[
         if not isinstance(key, str):
             raise TraceInputError(f"Invalid key in 'inputs': {safe_repr(key)}; keyword names must be strings.")
     return args, kw
+
+
+def _check_not_numbers(inputs: tuple[Any, ...] | list[Any]) -> None:
+    """A list of plain numbers is almost always meant as one tensor; spread into positional
+    arguments it ends in the model's own ``takes 2 positional arguments but 4 were given``.
+    A tuple stays the explicit way to pass numbers as separate positional arguments."""
+    if not isinstance(inputs, list) or not inputs:
+        return
+    count, nested, pending = 0, False, list(inputs)
+    while pending:  # a loop, not recursion: the list may be nested arbitrarily deep
+        value = pending.pop()
+        if isinstance(value, list):
+            nested = True
+            pending.extend(value)
+        elif isinstance(value, numbers.Number) and not isinstance(value, torch.Tensor):
+            count += 1
+        else:
+            return
+    if count == 0:
+        return
+    text = safe_repr(inputs)
+    literal = text if len(text) <= 60 and not text.endswith("…") else "numbers"
+    kind = "a nested list" if nested else "a list"
+    plural = "number" if count == 1 else "numbers"
+    arguments = "1 separate argument" if len(inputs) == 1 else f"{len(inputs)} separate arguments"
+    raise TraceInputError(
+        f"Invalid 'inputs' argument: {text}, {kind} of {count} plain {plural}. A list is taken as "
+        f"positional arguments, so the model would get {arguments}. To pass "
+        f"the numbers as one tensor, use inputs=torch.tensor({literal}); to pass them as separate "
+        f"positional arguments, use a tuple: {safe_repr(tuple(inputs))}."
+    )
 
 
 def _forward_of(model: Any) -> Any:
