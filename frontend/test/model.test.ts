@@ -23,6 +23,25 @@ describe("readDocument", () => {
     expect(() => readDocument(doc)).toThrow(/"2\.0".*1\.x/);
   });
 
+  it("reads a newer minor version, ignoring the fields it does not know", () => {
+    // Fields a 1.1 writer adds (cost, timing, statistics) in the document, nodes, modules and edges.
+    const plain = fixture("mlp");
+    const doc = JSON.parse(JSON.stringify(plain)) as Record<string, unknown> & typeof plain;
+    doc.schema_version = "1.1";
+    doc["totals"] = { flops: 48 };
+    for (const n of doc.nodes) Object.assign(n, { flops: 16, stats: { min: -1, max: 2 } });
+    for (const m of doc.modules) Object.assign(m, { flops: 48, param_bytes: 64 });
+    for (const e of doc.edges) Object.assign(e, { bytes: 32 });
+    const index = readDocument(doc);
+    const before = readDocument(plain);
+    expect(index.moduleOrder).toEqual(before.moduleOrder);
+    expect([...index.moduleChildren]).toEqual([...before.moduleChildren]);
+    expect(index.edges.length).toBe(before.edges.length);
+    const v = computeVisibleGraph(index, stateAtDepth(index, 1, ALL));
+    const w = computeVisibleGraph(before, stateAtDepth(before, 1, ALL));
+    expect(v.edges.map((e) => e.id)).toEqual(w.edges.map((e) => e.id));
+  });
+
   it("rejects non-objects and dangling references with a message naming them", () => {
     expect(() => readDocument("x")).toThrow(/expected a JSON object, got string/);
     const doc = fixture("mlp");

@@ -249,3 +249,28 @@ def test_the_page_throws_no_error_while_it_starts(browser: Any, documents: Docum
     errors = [description for subtype, description in thrown if subtype == "error"]
     assert errors == [], f"the page threw while starting: {errors}"
     assert thrown, "no exception was seen at all: the check is not watching (Graphviz's lookups throw)"
+
+
+def test_a_document_of_a_newer_minor_version_is_drawn(documents: Documents, open_viewer: OpenPage) -> None:
+    # This renderer reads schema 1.0; a 1.1 writer adds optional fields (cost, timing,
+    # statistics) in the document, nodes, module calls and edges, which it must ignore.
+    plain = documents("cnn")
+    newer = json.loads(json.dumps(plain))
+    newer["schema_version"] = "1.1"
+    newer["totals"] = {"flops": 1000, "bytes": 64}
+    for node in newer["nodes"]:
+        node.update(flops=10, time_us=1.5, stats={"min": -1.0, "max": 1.0})
+    for module in newer["modules"]:
+        module.update(flops=100, param_bytes=4 * module["num_params"])
+    for edge in newer["edges"]:
+        edge["bytes"] = 32
+    viewer = open_viewer(newer, depth=1)
+    one = ex.view_at_depth(plain, 1)
+    viewer.wait_for_view(one.nodes, one.boxes)
+    viewer.click_action("expand-all")
+    full = ex.full_view(plain)
+    viewer.wait_for_view(full.nodes, full.boxes)
+    node = next(n for n in plain["nodes"] if n["name"] == "torch.nn.functional.conv2d")
+    viewer.page.click(viewer.sel(f'g.vista-node[data-id="{node["id"]}"]'))
+    viewer.page.wait_for_function(
+        "() => document.querySelector('.vista-details').textContent.includes('conv2d')")

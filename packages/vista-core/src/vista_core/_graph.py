@@ -3,10 +3,16 @@
 A :class:`Graph` is what :func:`vista_core.trace` returns and what renderers read. Its JSON form
 is described by ``schema/v1/graph.schema.json``; fields that hold their default value are left
 out of the JSON, and reading fills them in again.
+
+A document of a newer minor version (same major) may hold fields this reader does not know:
+minor versions only add optional fields, so each record keeps them as they were read and writes
+them back, and nothing else looks at them. Documents of this reader's own minor (or older) are
+read strictly: an unknown field is an error.
 """
 
 from __future__ import annotations
 
+import copy
 import dataclasses
 import json
 import sys
@@ -240,8 +246,8 @@ class Graph:
                 f"A graph document must be a JSON object, got {type(data).__name__}: "
                 f"{_short(data)}"
             )
-        check_schema_version(data.get("schema_version"))
-        graph = _from_data(cls, data, "$")
+        newer_minor = check_schema_version(data.get("schema_version"))
+        graph = _from_data(cls, data, "$", newer_minor)
         assert isinstance(graph, Graph)
         graph._check_references()
         return graph
@@ -302,16 +308,19 @@ def parse_json(text: str | bytes | bytearray) -> Any:
         raise SchemaError(f"Graph document is not valid JSON: its bytes are not UTF-8 text ({exc})") from None
 
 
-def check_schema_version(version: object) -> None:
-    """Raise unless ``version`` is a schema version this reader understands."""
+def check_schema_version(version: object) -> bool:
+    """Raise unless ``version`` is a schema version this reader understands; return True when it
+    is a newer minor of this reader's major (its documents may hold fields unknown here)."""
     parts = version.split(".") if isinstance(version, str) else []
     if len(parts) != 2 or not all(p.isdigit() and p.isascii() for p in parts):
         raise SchemaError(
             f"Graph document has no valid 'schema_version' (expected a 'major.minor' string "
             f"like {SCHEMA_VERSION!r}, got {_short(version)})"
         )
-    if parts[0] != SCHEMA_VERSION.split(".")[0]:
+    major, minor = (int(p) for p in SCHEMA_VERSION.split("."))
+    if int(parts[0]) != major:
         raise SchemaVersionError(str(version), SCHEMA_VERSION)
+    return int(parts[1]) > minor
 
 
 # -- generic (de)serialisation of the frozen dataclasses above ----------------------------
@@ -321,6 +330,9 @@ _NO_DEFAULT = object()
 _PLAIN = frozenset({str, int, bool, float, type(None)})
 # Per record class: (field name, default value or _NO_DEFAULT) in declaration order.
 _LAYOUTS: dict[type, tuple[tuple[str, object], ...]] = {}
+# The instance attribute (not a dataclass field: records compare and hash without it) holding
+# the fields of a newer minor version that this reader does not know, as read.
+_UNKNOWN = "_unknown_fields"
 
 
 def _layout(cls: type) -> tuple[tuple[str, object], ...] | None:
@@ -350,6 +362,10 @@ def _to_data(value: object, memo: dict[int, object] | None = None) -> object:
             if item is default or (default is not _NO_DEFAULT and item == default):
                 continue
             out[name] = item if type(item) in _PLAIN else _to_data(item, memo)
+        unknown = fields.get(_UNKNOWN)
+        if unknown is not None:
+            # Copied for to_dict(), whose result the caller owns; to_json() only reads it.
+            out.update(unknown if memo is not None else copy.deepcopy(unknown))
         if memo is not None:
             memo[id(value)] = out
         return out
@@ -426,24 +442,29 @@ def _short(value: object, limit: int = 60) -> str:
     return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
-def _from_data(tp: Any, data: object, path: str) -> object:
+def _from_data(tp: Any, data: object, path: str, newer_minor: bool) -> object:
+    """The record of type ``tp`` read from ``data``; with ``newer_minor``, fields unknown to
+    ``tp`` are kept on the record (see the module docstring) instead of refused."""
     origin = typing.get_origin(tp)
     if dataclasses.is_dataclass(tp) and isinstance(tp, type):
         if not isinstance(data, Mapping):
             raise SchemaError(f"{path} must be an object, got {_short(data)}")
         known = {f.name: f for f in dataclasses.fields(tp)}
         unknown = sorted(set(data) - set(known))
-        if unknown:
+        if unknown and not newer_minor:
             raise SchemaError(f"{path} has unknown field(s) {unknown} for {tp.__name__}")
         kwargs = {}
         for name, f in known.items():
             if name in data:
                 if data[name] is None and f.default is None:
                     raise SchemaError(f"{path}.{name} must be left out rather than null")
-                kwargs[name] = _from_data(_hints(tp)[name], data[name], f"{path}.{name}")
+                kwargs[name] = _from_data(_hints(tp)[name], data[name], f"{path}.{name}", newer_minor)
             elif f.default is dataclasses.MISSING:
                 raise SchemaError(f"{path} is missing the required field {name!r}")
-        return tp(**kwargs)
+        record = tp(**kwargs)
+        if unknown:
+            _setattr(record, _UNKNOWN, {name: copy.deepcopy(data[name]) for name in unknown})
+        return record
     if origin is Literal:
         if data not in typing.get_args(tp):
             raise SchemaError(f"{path} must be one of {list(typing.get_args(tp))}, got {_short(data)}")
@@ -453,12 +474,12 @@ def _from_data(tp: Any, data: object, path: str) -> object:
         if data is None and type(None) in options:
             return None
         (inner,) = [o for o in options if o is not type(None)]
-        return _from_data(inner, data, path)
+        return _from_data(inner, data, path, newer_minor)
     if origin is tuple:
         if not isinstance(data, list):
             raise SchemaError(f"{path} must be an array, got {_short(data)}")
         (item_type, _ellipsis) = typing.get_args(tp)
-        return tuple(_from_data(item_type, v, f"{path}[{i}]") for i, v in enumerate(data))
+        return tuple(_from_data(item_type, v, f"{path}[{i}]", newer_minor) for i, v in enumerate(data))
     if tp is bool:
         if not isinstance(data, bool):
             raise SchemaError(f"{path} must be a boolean, got {_short(data)}")

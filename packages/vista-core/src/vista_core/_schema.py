@@ -1,8 +1,15 @@
-"""The JSON Schema files shipped with vista-core, and full validation against them."""
+"""The JSON Schema files shipped with vista-core, and full validation against them.
+
+The shipped file of a major version is strict (``additionalProperties: false``), as a reader
+of its own minor is. A document of a newer minor is validated against a lenient form derived
+from that same file, which lets every object carry fields it does not describe.
+"""
 
 from __future__ import annotations
 
+import copy
 import json
+from functools import lru_cache
 from importlib import resources
 from typing import Any
 
@@ -14,14 +21,29 @@ __all__ = ["schema", "validate_document"]
 
 
 def schema(major: int = 1) -> dict[str, Any]:
-    """The JSON Schema (draft 2020-12) of documents of schema major version ``major``."""
+    """The JSON Schema (draft 2020-12) of documents of schema major version ``major`` (a copy)."""
     if not isinstance(major, int) or isinstance(major, bool):
         raise TypeError(f"Invalid 'major' argument: {major!r}; pass the schema major version as an int, e.g. 1.")
+    return copy.deepcopy(_loaded(major, lenient=False))
+
+
+@lru_cache(maxsize=4)
+def _loaded(major: int, *, lenient: bool) -> dict[str, Any]:
     path = resources.files("vista_core") / "schema" / f"v{major}" / "graph.schema.json"
     if not path.is_file():
         raise ValueError(f"No JSON Schema for schema major version {major!r}; this vista-core ships version 1.")
     loaded: dict[str, Any] = json.loads(path.read_text(encoding="utf-8"))
-    return loaded
+    return _allow_unknown_fields(loaded) if lenient else loaded
+
+
+def _allow_unknown_fields(node: Any) -> Any:
+    """``node`` with every ``additionalProperties: false`` left out (so unknown fields pass)."""
+    if isinstance(node, dict):
+        return {k: _allow_unknown_fields(v) for k, v in node.items()
+                if not (k == "additionalProperties" and v is False)}
+    if isinstance(node, list):
+        return [_allow_unknown_fields(v) for v in node]
+    return node
 
 
 def validate_document(document: Graph | dict[str, Any] | str | bytes | bytearray) -> None:
@@ -50,8 +72,8 @@ def validate_document(document: Graph | dict[str, Any] | str | bytes | bytearray
     if not isinstance(data, dict):
         raise SchemaError(f"A graph document must be a JSON object, got {type(data).__name__}")
     version = data.get("schema_version")
-    check_schema_version(version)
-    validator = jsonschema.Draft202012Validator(schema(int(str(version).split(".")[0])))
+    newer_minor = check_schema_version(version)
+    validator = jsonschema.Draft202012Validator(_loaded(int(str(version).split(".")[0]), lenient=newer_minor))
     errors = sorted(validator.iter_errors(data), key=lambda e: list(e.absolute_path))
     if errors:
         first = errors[0]
