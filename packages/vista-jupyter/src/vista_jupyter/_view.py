@@ -13,6 +13,7 @@ from typing import Any
 
 from vista_core import Graph
 from vista_render_html import render_html, save_html
+from vista_render_html._text import shown_text  # the one rule for lone surrogates in shown text
 
 from . import _ipython
 from ._frame import iframe_html
@@ -137,12 +138,12 @@ class VistaGraph:
         )
         if g.error is not None:
             text += f"; failed with {g.error.type}: {g.error.message[:120]}"
-        return text + ")"
+        return shown_text(text + ")")  # a kernel cannot send a lone surrogate
 
     # -- helpers ---------------------------------------------------------------------------
     def _title(self) -> str:
         """The frame's accessible name (the page's own title comes from vista-render-html)."""
-        return f"Vista graph of {self._graph.root.class_name}"
+        return shown_text(f"Vista graph of {self._graph.root.class_name}")
 
     def _render_kwargs(self, options: DisplayOptions) -> dict[str, Any]:
         return {

@@ -12,6 +12,8 @@ import gzip
 import json
 from typing import Any
 
+from ._text import json_utf8
+
 __all__ = ["document_payload", "gzip_base64"]
 
 
@@ -27,4 +29,4 @@ def document_payload(document: dict[str, Any]) -> str:
     every render, and on a 24-layer GPT-2 (0.9 MB of JSON) level 9 takes ~28 ms where level 6
     takes ~9 ms, for 5 KB more in a 0.92 MB page."""
     text = json.dumps(document, ensure_ascii=False, separators=(",", ":"), allow_nan=False)
-    return gzip_base64(text.encode("utf-8"), level=6)
+    return gzip_base64(json_utf8(text), level=6)

@@ -17,6 +17,7 @@ from ._bundle import asset_payload, bundle_payload
 from ._document import read_document
 from ._embed import document_payload
 from ._options import PageOptions, check_options
+from ._text import shown_text
 from ._version import __version__
 
 __all__ = ["render_html", "save_html"]
@@ -107,7 +108,7 @@ def save_html(
 def _render(data: dict[str, Any], options: PageOptions) -> str:
     template = _environment().get_template("page.html.jinja")
     return template.render(
-        title=options.title if options.title is not None else _default_title(data),
+        title=shown_text(options.title if options.title is not None else _default_title(data)),
         height=options.height,
         theme=options.theme,
         viewer_options=options.viewer_options(),
