@@ -545,15 +545,14 @@ def test_trace_inside_a_trace(fail_inside: bool) -> None:
 # -- interrupted while Vista installs itself -------------------------------------------------
 
 def test_interrupt_while_tracing_starts(monkeypatch: pytest.MonkeyPatch) -> None:
-    """A KeyboardInterrupt can arrive at any bytecode, also while Vista pushes its mode (after
-    it registered its module hooks): torch must still be left without any hook of Vista's."""
-    original = torch.overrides.TorchFunctionMode.__enter__
+    """An exception while Vista inserts its mode (after it registered its module hooks): torch
+    must still be left without any hook of Vista's."""
+    from vista_core import _lifecycle
 
-    def interrupted(self: Any) -> Any:
-        monkeypatch.setattr(torch.overrides.TorchFunctionMode, "__enter__", original)
-        raise KeyboardInterrupt("interrupted while the mode is pushed")
+    def interrupted(mode: Any, position: int) -> None:
+        raise KeyboardInterrupt("interrupted while the mode is inserted")
 
-    monkeypatch.setattr(torch.overrides.TorchFunctionMode, "__enter__", interrupted)
+    monkeypatch.setattr(_lifecycle, "insert_mode", interrupted)
     model = nn.Linear(2, 2)
     try:
         with torch_left_clean(model), pytest.raises(KeyboardInterrupt):

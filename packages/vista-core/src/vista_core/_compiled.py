@@ -15,16 +15,14 @@ eagerly meanwhile.
 
 from __future__ import annotations
 
-import contextlib
 import sys
 import threading
 import warnings
-from collections.abc import Iterator
 from typing import Any
 
 import torch
 
-__all__ = ["compiled_code_runs_eagerly", "uncompiled", "without_wrappers"]
+__all__ = ["hold_eager", "release_eager", "uncompiled", "without_wrappers"]
 
 # torch warns that global module hooks fire once more for a compiled module's wrapper; the
 # recorder skips those wrappers, so the warning would only mislead.
@@ -87,14 +85,13 @@ class _Shared:
     filters: Any = None
 
 
-@contextlib.contextmanager
-def compiled_code_runs_eagerly(*, quiet_wrappers: bool) -> Iterator[None]:
-    """Compiled code runs eagerly inside; ``quiet_wrappers`` silences torch's warning about
-    hooks on compiled submodules. Nothing is done before Dynamo is loaded or on torch < 2.6."""
+def hold_eager(*, quiet_wrappers: bool) -> bool:
+    """Make compiled code run eagerly until :func:`release_eager`; ``quiet_wrappers`` silences
+    torch's warning about hooks on compiled submodules. Nothing is done (and False returned)
+    before Dynamo is loaded or on torch < 2.6."""
     set_stance = getattr(torch.compiler, "set_stance", None)
     if "torch._dynamo" not in sys.modules or set_stance is None:
-        yield
-        return
+        return False
     with _Shared.lock:
         if _Shared.stance_users == 0:
             _Shared.stance = set_stance("force_eager")  # set now; its __exit__ restores the prior stance
@@ -105,16 +102,18 @@ def compiled_code_runs_eagerly(*, quiet_wrappers: bool) -> Iterator[None]:
                 _Shared.filters.__enter__()
                 warnings.filterwarnings("ignore", message=_WRAPPER_HOOK_WARNING)
             _Shared.filter_users += 1
-    try:
-        yield
-    finally:
-        with _Shared.lock:
-            if quiet_wrappers:
-                _Shared.filter_users -= 1
-                if _Shared.filter_users == 0:
-                    filters, _Shared.filters = _Shared.filters, None
-                    filters.__exit__(None, None, None)
-            _Shared.stance_users -= 1
-            if _Shared.stance_users == 0:
-                stance, _Shared.stance = _Shared.stance, None
-                stance.__exit__(None, None, None)
+    return True
+
+
+def release_eager(*, quiet_wrappers: bool) -> None:
+    """Undo one :func:`hold_eager` that returned True."""
+    with _Shared.lock:
+        if quiet_wrappers:
+            _Shared.filter_users -= 1
+            if _Shared.filter_users == 0:
+                filters, _Shared.filters = _Shared.filters, None
+                filters.__exit__(None, None, None)
+        _Shared.stance_users -= 1
+        if _Shared.stance_users == 0:
+            stance, _Shared.stance = _Shared.stance, None
+            stance.__exit__(None, None, None)

@@ -21,7 +21,6 @@ from typing import Any
 
 import torch
 from torch.overrides import TorchFunctionMode, resolve_name
-from torch.utils.hooks import RemovableHandle
 
 from ._source import SourceFinder
 from ._values import describe, iter_tensors
@@ -167,7 +166,8 @@ _TENSOR_TEXT = tuple(f"tensor#{i}" for i in range(_TENSOR_TEXTS))
 class Recorder(TorchFunctionMode):
     """Records ops and module calls of one forward pass on the current thread.
 
-    Use as ``with recorder.active(): model(...)``; see :func:`vista_core.capture`.
+    It is put on torch and taken off by a :class:`vista_core._lifecycle.Session`; see
+    :func:`vista_core.capture`.
     """
 
     def __init__(self, root: Any, root_path_map: dict[int, str],
@@ -190,33 +190,10 @@ class Recorder(TorchFunctionMode):
         self.writers: dict[int, _Entry] = {}
         self.failed_ops: dict[int, tuple[BaseException, int]] = {}
         self.first_failed_call: dict[int, tuple[BaseException, CallRec]] = {}
-        self._handles: list[RemovableHandle] = []
-        self._entered = False
         self.root = CallRec(0, root, None, "", 0, self.finder.here())
         self.calls.append(self.root)
         self.stack.append(self.root)
         self.root.entered = not isinstance(root, torch.nn.Module)
-
-    # -- life cycle ------------------------------------------------------------------
-    def start(self) -> None:
-        """Install the module hooks and push the mode. Undo with :meth:`stop`."""
-        from torch.nn.modules.module import register_module_forward_hook, register_module_forward_pre_hook
-
-        self._handles.append(register_module_forward_pre_hook(self._pre_hook))
-        self._handles.append(register_module_forward_hook(self._post_hook, always_call=True))
-        self.__enter__()  # type: ignore[no-untyped-call]  # torch leaves TorchFunctionMode untyped
-        self._entered = True
-
-    def stop(self) -> None:
-        """Pop the mode and remove the hooks; safe to call after a partial start."""
-        try:
-            if self._entered:
-                self._entered = False
-                self.__exit__(None, None, None)  # type: ignore[no-untyped-call]  # as above
-        finally:
-            for handle in self._handles:
-                handle.remove()
-            self._handles.clear()
 
     # -- module calls ----------------------------------------------------------------
     def _pre_hook(self, module: torch.nn.Module, args: object) -> None:

@@ -13,7 +13,7 @@ from typing import Any
 import torch
 
 from ._analysis import repeated_blocks, signatures
-from ._compiled import compiled_code_runs_eagerly, uncompiled, without_wrappers
+from ._compiled import uncompiled, without_wrappers
 from ._exceptions import TraceInputError
 from ._graph import (
     Argument,
@@ -30,6 +30,7 @@ from ._graph import (
     make_node,
     make_parameter_info,
 )
+from ._lifecycle import Session
 from ._recorder import _CALL_IMPL_CODE, CallRec, Meta, Recorder, meta_text
 from ._source import format_traceback, location
 from ._values import named_leaves, safe_repr, short_text
@@ -92,28 +93,33 @@ def capture(model: Any, inputs: Any = (), *, kwargs: Mapping[str, Any] | None = 
     collecting = gc.isenabled()
     gc.disable()
     try:
-        paths, tensors, wrappers = _model_index(model)
-        recorder = Recorder(model, paths, tensors, wrappers)
-        names = _argument_names(model, len(args))
-        for name, value in zip(names, args):
-            for leaf_name, leaf in named_leaves(value, name):
-                recorder.add_input(leaf_name, leaf)
-        for key, value in kw.items():
-            for leaf_name, leaf in named_leaves(value, key):
-                recorder.add_input(leaf_name, leaf)
+        # Vista's own reads of tensors (shapes, sizes) before and after the forward pass are
+        # hidden from the caller's torch-function modes, which see what they see plainly.
+        with torch._C.DisableTorchFunction():
+            paths, tensors, wrappers = _model_index(model)
+            recorder = Recorder(model, paths, tensors, wrappers)
+            names = _argument_names(model, len(args))
+            for name, value in zip(names, args):
+                for leaf_name, leaf in named_leaves(value, name):
+                    recorder.add_input(leaf_name, leaf)
+            for key, value in kw.items():
+                for leaf_name, leaf in named_leaves(value, key):
+                    recorder.add_input(leaf_name, leaf)
 
         output: Any = None
         error: BaseException | None = None
-        with compiled_code_runs_eagerly(quiet_wrappers=bool(wrappers)):
+        session = Session(recorder, quiet_wrappers=bool(wrappers))
+        try:
+            session.start()  # an exception here propagates, after stop() undid what start() did
             try:
-                recorder.start()  # an interrupt here propagates, after stop() cleans up
-                try:
-                    output = model(*args, **kw)
-                except BaseException as exc:  # noqa: BLE001  # returned to the caller, who re-raises it
-                    error = exc
-            finally:
-                recorder.stop()
-        return Capture(_build(recorder, output, error), output, error)
+                output = model(*args, **kw)
+            except BaseException as exc:  # noqa: BLE001  # returned to the caller, who re-raises it
+                error = exc
+        finally:
+            session.stop()
+        with torch._C.DisableTorchFunction():
+            graph = _build(recorder, output, error)
+        return Capture(graph, output, error)
     finally:
         if collecting:
             gc.enable()
