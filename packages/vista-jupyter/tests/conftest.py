@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+import tempfile
 from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
@@ -38,6 +39,14 @@ class ShapeBug(torch.nn.Module):
         except RuntimeError as exc:
             self.raised = exc
             raise
+
+
+@pytest.fixture(autouse=True)
+def no_browser(monkeypatch: pytest.MonkeyPatch, tmp_path_factory: pytest.TempPathFactory) -> None:
+    """A test outside an IPython shell shows its graph as a script would: it must not open a
+    browser, and its pages go to a folder of the test run (see test_outside_notebook.py)."""
+    monkeypatch.setenv("VISTA_NO_BROWSER", "1")
+    monkeypatch.setattr(tempfile, "tempdir", str(tmp_path_factory.mktemp("pages")))
 
 
 @pytest.fixture

@@ -18,11 +18,18 @@ from IPython.core.displayhook import DisplayHook
 from IPython.core.getipython import get_ipython
 from IPython.display import display
 
-__all__ = ["called_by_displayhook", "execution_count", "publish"]
+__all__ = ["called_by_displayhook", "execution_count", "in_notebook", "publish"]
+
+
+def in_notebook() -> bool:
+    """True in a kernel that shows rich outputs (Jupyter, VS Code, Colab); False in plain Python
+    and in IPython's terminal, which would print a bundle as text."""
+    shell = get_ipython()
+    return shell is not None and not type(shell).__module__.startswith("IPython.terminal")
 
 
 def publish(bundle: Mapping[str, Any]) -> None:
-    """Show a MIME bundle in the current cell's output (prints text/plain outside IPython)."""
+    """Show a MIME bundle in the current cell's output (only called where :func:`in_notebook`)."""
     display(dict(bundle), raw=True)  # type: ignore[no-untyped-call]  # IPython.display is not annotated
 
 

@@ -16,6 +16,7 @@ from vista_render_html import render_html, save_html
 from vista_render_html._text import shown_text  # the one rule for lone surrogates in shown text
 
 from . import _ipython
+from ._browser import open_page
 from ._frame import iframe_html
 from ._options import DisplayOptions
 
@@ -106,9 +107,15 @@ class VistaGraph:
 
     def show(self, **options: Any) -> None:
         """Show the graph in the current cell's output, optionally with other options
-        (``depth``, ``theme``, ``height``, ``width``, ``show_parameters``, ``show_constants``)."""
+        (``depth``, ``theme``, ``height``, ``width``, ``show_parameters``, ``show_constants``).
+
+        Outside a notebook the page is written to a new file in the temporary folder and opened
+        in the default browser (``VISTA_NO_BROWSER=1`` keeps it closed); one line says where."""
         chosen = self._options.replace(**options) if options else self._options
-        _ipython.publish(self._bundle(chosen))
+        if _ipython.in_notebook():
+            _ipython.publish(self._bundle(chosen))
+        else:
+            open_page(lambda path: self.save(path, **options), self._graph.root.class_name)
 
     # -- IPython display protocol ----------------------------------------------------------
     def _repr_html_(self) -> str:
