@@ -87,6 +87,7 @@ class Session:
     def stop(self) -> None:
         """Take the mode off, remove the hooks, put the compile stance back."""
         try:
+            self.recorder.lender.uninstall()  # the mode back if a fast-path check has it, the tracer off
             remove_mode(self.recorder)
         finally:
             try:

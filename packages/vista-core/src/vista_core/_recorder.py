@@ -22,6 +22,7 @@ from typing import Any
 import torch
 from torch.overrides import TorchFunctionMode, resolve_name
 
+from ._fastpath import LineLender, check_lines, forward_code
 from ._source import SourceFinder
 from ._values import describe, iter_tensors
 
@@ -56,7 +57,23 @@ def tensor_meta(t: torch.Tensor) -> Meta:
     try:
         return t.shape, t.dtype, t.device, t.requires_grad
     except Exception:  # nested, sparse or exotic subclasses may refuse  # noqa: BLE001
-        return (), None, None, False
+        return _odd_meta(t)
+
+
+def _odd_meta(t: torch.Tensor) -> Meta:
+    """tensor_meta() of a tensor without sizes: a nested tensor (from a fused fast path) gets
+    the shape of its padded form (the largest size in each dimension, as to_padded_tensor()
+    makes it); anything else gets no shape, and what it does give."""
+    shape: tuple[int, ...] = ()
+    with contextlib.suppress(Exception):
+        if t.is_nested:
+            sizes = t._nested_tensor_size()
+            shape = (int(sizes.shape[0]), *(int(d) for d in sizes.amax(dim=0).tolist()))
+    dtype = device = None
+    requires_grad = False
+    with contextlib.suppress(Exception):
+        dtype, device, requires_grad = t.dtype, t.device, bool(t.requires_grad)
+    return shape, dtype, device, requires_grad
 
 
 def meta_text(dtype: Any, device: Any) -> tuple[str, str]:
@@ -84,6 +101,8 @@ def op_names(func: Any) -> tuple[str, str]:
     if name is None:
         module = getattr(func, "__module__", None) or "torch"
         qual = getattr(func, "__qualname__", None) or getattr(func, "__name__", None) or repr(func)
+        # torch's private functions (the fused kernels of fast paths) are called torch._name.
+        qual = qual.removeprefix("_VariableFunctionsClass.")
         name = f"{module}.{qual}"
     if name.startswith("torch.functional."):
         name = "torch." + name[len("torch.functional.") :]
@@ -190,15 +209,32 @@ class Recorder(TorchFunctionMode):
         self.writers: dict[int, _Entry] = {}
         self.failed_ops: dict[int, tuple[BaseException, int]] = {}
         self.first_failed_call: dict[int, tuple[BaseException, CallRec]] = {}
+        # Forwards that ask has_torch_function() get the answer of a run without Vista.
+        self.lender = LineLender(self)
+        self._checks_of: dict[type, tuple[Any, frozenset[int]]] = {}
         self.root = CallRec(0, root, None, "", 0, self.finder.here())
         self.calls.append(self.root)
         self.stack.append(self.root)
         self.root.entered = not isinstance(root, torch.nn.Module)
 
     # -- module calls ----------------------------------------------------------------
+    def _checks(self, module: torch.nn.Module) -> tuple[Any, frozenset[int]]:
+        """(forward's code, its has_torch_function lines) of a module, cached per class."""
+        cls = type(module)
+        found = None if "forward" in module.__dict__ else self._checks_of.get(cls)
+        if found is None:
+            code = forward_code(module)
+            found = (code, frozenset() if code is None else check_lines(code))
+            if "forward" not in module.__dict__:
+                self._checks_of[cls] = found
+        return found
+
     def _pre_hook(self, module: torch.nn.Module, args: object) -> None:
         if _get_ident() != self.thread or id(module) in self.transparent:
             return
+        code, lines = self._checks(module)
+        if lines:
+            self.lender.enter(module, code, lines)
         if module is self.root.module and not self.root.entered:
             self.root.entered = True
             return
@@ -216,6 +252,8 @@ class Recorder(TorchFunctionMode):
     def _post_hook(self, module: torch.nn.Module, args: object, output: object) -> None:
         if _get_ident() != self.thread or id(module) in self.transparent:
             return
+        if self.lender.calls:
+            self.lender.leave(module)
         # torch calls always_call hooks from _call_impl's own `except` block when forward
         # raised, and from its inner() otherwise: that is how a failed call is told apart.
         exc = sys.exc_info()[1] if sys._getframe(1).f_code is _CALL_IMPL_CODE else None
