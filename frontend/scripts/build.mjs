@@ -100,6 +100,23 @@ const patchedBackend = {
   },
 };
 
+// The viewer checks documents against vista-core's JSON Schema (src/model/check.ts): bundled
+// without its descriptions and titles, which only people read.
+const ANNOTATIONS = new Set(["description", "title", "$comment", "examples"]);
+const leanSchema = {
+  name: "schema-without-annotations",
+  setup(b) {
+    b.onLoad({ filter: /\.schema\.json$/ }, async (args) => {
+      const strip = (value) => {
+        if (Array.isArray(value)) return value.map(strip);
+        if (value === null || typeof value !== "object") return value;
+        return Object.fromEntries(Object.entries(value).filter(([k]) => !ANNOTATIONS.has(k)).map(([k, v]) => [k, strip(v)]));
+      };
+      return { contents: JSON.stringify(strip(JSON.parse(await readFile(args.path, "utf8")))), loader: "json" };
+    });
+  },
+};
+
 /** The files `build` writes, by name: the code and the two assets the page passes to it. */
 export const OUTPUTS = ["vista-viewer.js", "vista-graphviz.wasm.deflate", "vista-pdf.js.deflate"];
 
@@ -136,7 +153,7 @@ export async function build(outDir = path.join(ROOT, "dist")) {
     loader: { ".css": "text" },
     define: { __VISTA_VERSION__: JSON.stringify(pkg.version) },
     banner: { js: `/*! Vista viewer ${pkg.version}: built from frontend/ by \`npm run build\`; do not edit. */` },
-    plugins: [workerModule],
+    plugins: [workerModule, leanSchema],
   });
   const code = main.outputFiles[0].text;
   if (/[A-Za-z0-9+/]{50000}/.test(code) || !code.includes("__vistaAssets")) {

@@ -56,7 +56,8 @@ export function stackedBlocks(blocks: number): GraphDocument {
     modules: modules as GraphDocument["modules"],
     nodes,
     edges,
-    repeated_blocks: [{ parent: "m0", modules: blockIds as [string, string, ...string[]], signature: "block" }],
+    // A run is two calls or more (the schema's minItems).
+    ...(blocks < 2 ? {} : { repeated_blocks: [{ parent: "m0", modules: blockIds as [string, string, ...string[]], signature: "block" }] }),
   };
 }
 
@@ -104,7 +105,7 @@ export function ropeStack(blocks: number, rotary = false): GraphDocument {
   let prev = "n0";
   let n = 2;
   const rotaryModule = `m${blocks + 2}`;
-  const sin = "n_sin";
+  const sin = "n99999";
   if (rotary) {
     modules.push({ id: rotaryModule, parent: "m1", path: "model.rotary", name: "rotary", class_name: "Rotary", class_qualname: "t.Rotary", call_index: 0, num_params: 0, num_params_own: 0, signature: "rotary" });
     (nodes[1] as { module: string }).module = rotaryModule;
@@ -143,3 +144,4 @@ export function ropeStack(blocks: number, rotary = false): GraphDocument {
     repeated_blocks: [{ parent: "m1", modules: layerIds as [string, string, ...string[]], signature: "layer" }],
   };
 }
+

@@ -426,7 +426,7 @@ describe("long edges drawn as arcs", () => {
     const rotary = r.rects["m62"]!;
     const right = Math.max(...[...v.containers.get("m1")!.members].map((m) => r.rects[m]!.x + r.rects[m]!.width));
     let arcs = 0;
-    for (const source of ["n1", "n_sin"]) {
+    for (const source of ["n1", "n99999"]) {
       const op = r.rects[source]!;
       const column = op.x + op.width / 2;
       // The two ops sit apart, so the module's centre is right below neither.

@@ -46,7 +46,7 @@ describe("readDocument", () => {
     expect(() => readDocument("x")).toThrow(/expected a JSON object, got string/);
     const doc = fixture("mlp");
     doc.edges.push({ ...doc.edges[0]!, target: "n999" });
-    expect(() => readDocument(doc)).toThrow(/unknown node "n999"/);
+    expect(() => readDocument(doc)).toThrow(/edges\[\d+\].target is "n999", which is no node.s id/);
   });
 
   it("marks the failed node from the node error and the document error", () => {

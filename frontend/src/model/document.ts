@@ -9,6 +9,7 @@ import type {
   RepeatedBlock,
   VistaGraphDocumentSchemaVersion1 as GraphDocument,
 } from "./schema.generated";
+import { formatPath, graphSchemaChecker, show, type Problem } from "./check";
 
 export type { Edge, ModuleCall, Node, GraphDocument };
 export type { Tensor, Parameter, Source, TraceError } from "./schema.generated";
@@ -112,26 +113,20 @@ export function readDocument(input: unknown): GraphIndex {
         `${SUPPORTED_SCHEMA_MAJOR}.x. Use a vista-render-html release made for schema ${major}.x.`,
     );
   }
-  for (const key of ["modules", "nodes", "edges"] as const) {
-    if (!Array.isArray(input[key])) {
-      throw new DocumentError(`Invalid graph document: "${key}" must be an array.`);
-    }
-  }
+  const problem = graphSchemaChecker().check(input);
+  if (problem !== null) throw new DocumentError(explain(input, problem));
   const read = input as unknown as GraphDocument;
-  if (read.modules.length === 0) {
-    throw new DocumentError('Invalid graph document: "modules" is empty; the root call comes first.');
-  }
   const { doc, groups } = groupLeaves(read);
 
   const modules = new Map<string, ModuleCall>();
   const moduleChildren = new Map<string, string[]>();
   const moduleNodes = new Map<string, string[]>();
-  for (const m of doc.modules) {
-    if (modules.has(m.id)) throw new DocumentError(`Duplicate module id ${JSON.stringify(m.id)}.`);
+  doc.modules.forEach((m, i) => {
+    if (modules.has(m.id)) throw new DocumentError(`Invalid graph document: modules[${i}].id ${JSON.stringify(m.id)} is the id of an earlier module too.`);
     modules.set(m.id, m);
     moduleChildren.set(m.id, []);
     moduleNodes.set(m.id, []);
-  }
+  });
   const rootCall = doc.modules[0];
   if (rootCall.parent !== null) {
     throw new DocumentError(
@@ -139,19 +134,17 @@ export function readDocument(input: unknown): GraphIndex {
     );
   }
   const root = rootCall.id;
-  for (const m of doc.modules) {
+  doc.modules.forEach((m, i) => {
     if (m.parent === null) {
-      if (m.id !== root) throw new DocumentError(`Module ${JSON.stringify(m.id)} is a second root.`);
-      continue;
+      if (m.id !== root) {
+        throw new DocumentError(`Invalid graph document: modules[${i}].parent is null, but only the first module is the root (module ${JSON.stringify(m.id)}).`);
+      }
+      return;
     }
     const siblings = moduleChildren.get(m.parent);
-    if (siblings === undefined) {
-      throw new DocumentError(
-        `Module ${JSON.stringify(m.id)} has unknown parent ${JSON.stringify(m.parent)}.`,
-      );
-    }
+    if (siblings === undefined) throw new DocumentError(dangling(`modules[${i}].parent`, m.parent, "module", `module ${JSON.stringify(m.id)}`));
     siblings.push(m.id);
-  }
+  });
   const moduleDepth = new Map<string, number>();
   const order: string[] = [];
   const visit = (id: string, depth: number): void => {
@@ -167,26 +160,20 @@ export function readDocument(input: unknown): GraphIndex {
   const nodes = new Map<string, Node>();
   const nodeIndex = new Map<string, number>();
   doc.nodes.forEach((n, i) => {
-    if (nodes.has(n.id)) throw new DocumentError(`Duplicate node id ${JSON.stringify(n.id)}.`);
+    if (nodes.has(n.id)) throw new DocumentError(`Invalid graph document: nodes[${i}].id ${JSON.stringify(n.id)} is the id of an earlier node too.`);
     const list = moduleNodes.get(n.module);
-    if (list === undefined) {
-      throw new DocumentError(
-        `Node ${JSON.stringify(n.id)} names unknown module ${JSON.stringify(n.module)}.`,
-      );
-    }
+    if (list === undefined) throw new DocumentError(dangling(`nodes[${i}].module`, n.module, "module", `node ${JSON.stringify(n.id)}`));
     list.push(n.id);
     nodes.set(n.id, n);
     nodeIndex.set(n.id, i);
   });
-  for (const e of doc.edges) {
-    for (const end of [e.source, e.target]) {
-      if (!nodes.has(end)) {
-        throw new DocumentError(
-          `Edge ${JSON.stringify(e.source)} -> ${JSON.stringify(e.target)} names unknown node ${JSON.stringify(end)}.`,
-        );
+  doc.edges.forEach((e, i) => {
+    for (const end of ["source", "target"] as const) {
+      if (!nodes.has(e[end])) {
+        throw new DocumentError(dangling(`edges[${i}].${end}`, e[end], "node", `edge ${JSON.stringify(e.source)} -> ${JSON.stringify(e.target)}`));
       }
     }
-  }
+  });
 
   const moduleFirstNode = new Map<string, number>();
   const firstNode = (id: string): number => {
@@ -289,6 +276,39 @@ function addFold(
   if (first === undefined) return;
   folds.set(first, { key: first, parent: block.parent, modules: members });
   for (const id of members) foldOf.set(id, first);
+}
+
+const ITEM_NOUNS: Readonly<Record<string, string>> = {
+  modules: "module",
+  nodes: "node",
+  edges: "edge",
+  repeated_blocks: "repeated block",
+};
+
+/**
+ * The message for a document that breaks the schema: the field's path and value, and which
+ * module, node or edge it belongs to (its id, which the index in the path does not show).
+ */
+function explain(doc: Record<string, unknown>, problem: Problem): string {
+  const [list, at] = problem.path;
+  let owner = "";
+  const item = typeof list === "string" && typeof at === "number" ? (doc[list] as unknown[])[at] : undefined;
+  const noun = typeof list === "string" ? ITEM_NOUNS[list] : undefined;
+  if (noun !== undefined && isObject(item) && problem.path.length > 2) {
+    if (typeof item["id"] === "string") owner = ` (${noun} ${show(item["id"])})`;
+    else if (typeof item["source"] === "string" && typeof item["target"] === "string") {
+      owner = ` (${noun} ${show(item["source"])} -> ${show(item["target"])})`;
+    }
+  }
+  return (
+    `Invalid graph document: ${formatPath(problem.path)} ${problem.message}${owner}. ` +
+    "Check the document with vista_core.validate_document(document)."
+  );
+}
+
+/** The message for a reference to an id that no module (node) has. */
+function dangling(field: string, id: string, noun: string, owner: string): string {
+  return `Invalid graph document: ${field} is ${JSON.stringify(id)}, which is no ${noun}'s id (${owner}).`;
 }
 
 function describe(value: unknown): string {

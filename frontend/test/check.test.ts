@@ -1,0 +1,99 @@
+import { describe, expect, it } from "vitest";
+import { compileSchema, formatPath, graphSchemaChecker, show, type Schema } from "../src/model/check";
+import { DocumentError, readDocument, type GraphDocument } from "../src/model/document";
+import { fixture, stackedBlocks } from "./helpers";
+
+type Doc = Record<string, unknown> & GraphDocument;
+
+/** The mlp fixture changed by `edit`, as plain JSON data. */
+function broken(edit: (doc: any) => void): Doc {
+  const doc = structuredClone(fixture("mlp")) as Doc;
+  edit(doc);
+  return doc;
+}
+
+function messageOf(doc: unknown): string {
+  try {
+    readDocument(doc);
+  } catch (error) {
+    expect(error).toBeInstanceOf(DocumentError);
+    return (error as Error).message;
+  }
+  throw new Error("the document was read");
+}
+
+describe("the graph schema check", () => {
+  it("compiles the bundled schema and passes vista-core's documents", () => {
+    const checker = graphSchemaChecker();
+    for (const name of ["mlp", "failing", "bert"] as const) expect(checker.check(fixture(name))).toBeNull();
+    expect(checker.check(stackedBlocks(4))).toBeNull();
+  });
+
+  it("refuses to compile a keyword it does not check, rather than skip it", () => {
+    expect(() => compileSchema({ type: "object", propertyNames: { pattern: "^a" } } as unknown as Schema)).toThrow(
+      /unsupported keyword "propertyNames"/,
+    );
+    expect(() => compileSchema({ $ref: "#/$defs/missing" })).toThrow(/unresolvable \$ref/);
+  });
+
+  it.each([
+    ["a missing field", (d: any) => delete d.nodes[3].label, 'nodes[3].label is missing (node "n3")'],
+    ["a wrong type", (d: any) => (d.nodes[3].label = 5), 'nodes[3].label must be a string, got 5 (node "n3")'],
+    ["null for a string", (d: any) => (d.modules[1].class_name = null), 'modules[1].class_name must be a string, got null (module "m1")'],
+    ["a missing module path", (d: any) => delete d.modules[1].path, 'modules[1].path is missing (module "m1")'],
+    ["an unknown kind", (d: any) => (d.nodes[3].kind = "opp"), 'nodes[3].kind must be one of "input", "output", "parameter", "buffer", "constant", "op", "error", got "opp" (node "n3")'],
+    ["a negative dimension", (d: any) => (d.edges[2].tensor.shape[1] = -1), 'edges[2].tensor.shape[1] must be an integer ≥ 0, got -1 (edge "n2" -> "n3")'],
+    ["a fractional line", (d: any) => (d.nodes[3].source.line = 2.5), 'nodes[3].source.line must be an integer ≥ 0, got 2.5 (node "n3")'],
+    ["NaN", (d: any) => (d.nodes[3].outputs[0].shape[0] = Number.NaN), 'nodes[3].outputs[0].shape[0] must be an integer ≥ 0, got NaN (node "n3")'],
+    ["Infinity", (d: any) => (d.modules[2].num_params = Number.POSITIVE_INFINITY), 'modules[2].num_params must be an integer ≥ 0, got Infinity (module "m2")'],
+    ["a null node", (d: any) => (d.nodes[3] = null), "nodes[3] must be an object, got null"],
+    ["a string error", (d: any) => (d.error = "boom"), 'error must be an object, got "boom"'],
+    ["a bad parent", (d: any) => (d.modules[1].parent = 7), 'modules[1].parent must be a string matching ^m[0-9]+$ or null, got 7 (module "m1")'],
+    ["a bad parent id", (d: any) => (d.modules[1].parent = "x1"), 'modules[1].parent must match ^m[0-9]+$, got "x1" (module "m1")'],
+    ["a string of modules", (d: any) => (d.repeated_blocks = [{ parent: "m0", modules: "m1", signature: "s" }]), 'repeated_blocks[0].modules must be an array, got "m1"'],
+    ["no modules", (d: any) => (d.modules = []), "modules must have at least 1 item, got 0"],
+    ["no nodes", (d: any) => delete d.nodes, "nodes is missing"],
+  ])("names the field and the value of %s", (_what, edit, expected) => {
+    const message = messageOf(broken(edit));
+    expect(message).toBe(`Invalid graph document: ${expected}. Check the document with vista_core.validate_document(document).`);
+  });
+
+  it("keeps and ignores fields it does not know (a newer minor version adds them)", () => {
+    const doc = broken((d) => {
+      d.schema_version = "1.7";
+      d.nodes[3].flops = 1024;
+      d.modules[1].bytes = { total: 4 };
+      d.edges[0].stats = [1, 2];
+      d.insight = { version: 1 };
+    });
+    const index = readDocument(doc);
+    expect((index.nodes.get("n3") as unknown as { flops: number }).flops).toBe(1024);
+  });
+
+  it("still names dangling references, which the schema cannot see", () => {
+    expect(messageOf(broken((d) => (d.edges[2].target = "n999"))))
+      .toBe('Invalid graph document: edges[2].target is "n999", which is no node\'s id (edge "n2" -> "n999").');
+    expect(messageOf(broken((d) => (d.nodes[3].module = "m99"))))
+      .toBe('Invalid graph document: nodes[3].module is "m99", which is no module\'s id (node "n3").');
+    expect(messageOf(broken((d) => (d.modules[2].parent = "m99"))))
+      .toBe('Invalid graph document: modules[2].parent is "m99", which is no module\'s id (module "m2").');
+  });
+
+  it("shows values the way JSON would, short", () => {
+    expect(show(undefined)).toBe("nothing");
+    expect(show(Number.NEGATIVE_INFINITY)).toBe("-Infinity");
+    expect(show({ a: [Number.NaN] })).toBe('{"a":["NaN"]}');
+    expect(show("x".repeat(200))).toHaveLength(80);
+    expect(formatPath(["nodes", 3, "outputs", 0, "shape", 1])).toBe("nodes[3].outputs[0].shape[1]");
+    expect(formatPath(["a b"])).toBe('["a b"]');
+    expect(formatPath([])).toBe("the document");
+  });
+
+  it("checks a large document quickly", () => {
+    const doc = fixture("bert");
+    const started = performance.now();
+    for (let i = 0; i < 10; i++) expect(graphSchemaChecker().check(doc)).toBeNull();
+    // Generous on a shared machine: the point is that it is not quadratic or allocation-heavy.
+    expect((performance.now() - started) / 10).toBeLessThan(50);
+  });
+});
