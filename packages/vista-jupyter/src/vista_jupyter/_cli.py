@@ -1,0 +1,327 @@
+"""The ``vista`` command: trace a model from the command line, render a saved graph, or write
+the demo page. The text of ``vista --help`` is at the top of this module."""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import json
+import re
+import sys
+import traceback
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+__all__ = ["InputSpec", "build_inputs", "load_factory", "main", "parse_input"]
+
+DESCRIPTION = """\
+See what a PyTorch model does: trace its forward pass into one self-contained, offline HTML
+page (an interactive graph: modules as boxes that open and close, tensors as edges labelled
+with their shapes, details on click), or render a saved graph document into one.
+"""
+
+EPILOG = """\
+examples:
+  vista trace torchvision.models:resnet18 --input 1x3x224x224 -o resnet18.html
+  vista trace mypkg.models:build --kwargs-json '{"layers": 4}' --input 2x16 --input 2x16:int64
+  vista trace torch.nn:Linear --kwargs-json '{"in_features": 16, "out_features": 4}' --input 8x16
+  vista trace mypkg.llm:make_70b --meta --input input_ids=1x128:int64 -o llm.html
+  vista render graph.json -o page.html --depth 2
+  vista demo                                        (the demo model's page, out/vista-demo.html)
+
+In Python: trace_model(model, inputs) in a notebook, vista_core.trace(model, x).to_json() for a
+graph document. Embed a page in Sphinx or MkDocs docs with an <iframe src="model.html">.
+"""
+
+TRACE_DESCRIPTION = """\
+Import MODULE, call FACTORY(**KWARGS) to build the model (a class is a factory too), run its
+forward pass once on inputs of the given shapes and dtypes, and write the page. The model is put
+in eval mode first (--train keeps training mode). If the forward pass raises, the page shows the
+graph up to the failure and the command exits with status 1.
+"""
+
+TRACE_EPILOG = """\
+inputs (--input, in the order of the forward's arguments):
+  1x3x224x224           a float32 tensor of that shape
+  2x128:int64           any torch dtype: float16, bfloat16, int64 (long), bool, ...
+  input_ids=1x128:int64 a keyword argument (Hugging Face models)
+  Floats are standard normal, integers and bools 0 or 1 (valid token ids, masks and indices for
+  any model); --zeros makes every input zero. Random numbers come from --seed (default 0), which
+  also seeds the model's initial weights.
+
+examples:
+  vista trace torchvision.models:resnet18 --input 1x3x224x224 -o resnet18.html
+  vista trace mypkg.models:Net --kwargs-json '{"width": 64}' --input 8x32 --depth 2
+  vista trace mypkg.llm:make_70b --meta --input input_ids=1x128:int64 -o llm.html
+"""
+
+RENDER_DESCRIPTION = """\
+Render a saved graph document (the JSON of vista_core.trace(model, x).to_json() or
+VistaGraph.to_json()) into one self-contained HTML page. Use - to read it from stdin.
+"""
+
+_DIMENSIONS = re.compile(r"\d+(?:x\d+)*")
+_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+
+
+class CommandError(Exception):
+    """A mistake in the command line or what it names: the message says what to do."""
+
+
+@dataclass(frozen=True)
+class InputSpec:
+    """One ``--input``: an optional keyword, a shape and a dtype name."""
+
+    name: str | None
+    shape: tuple[int, ...]
+    dtype: str
+
+    def describe(self) -> str:
+        shape = "x".join(map(str, self.shape)) or "()"
+        return f"{self.name + '=' if self.name else ''}{shape}:{self.dtype}"
+
+
+def parse_input(text: str) -> InputSpec:
+    """``[NAME=]DIMxDIM...[:DTYPE]`` (``()`` for a scalar) as an :class:`InputSpec`."""
+    name: str | None = None
+    rest = text.strip()
+    if "=" in rest:
+        name, rest = (part.strip() for part in rest.split("=", 1))
+        if not _NAME.fullmatch(name):
+            raise CommandError(f"--input {text!r}: {name!r} is not an argument name; write e.g. input_ids=1x128:int64.")
+    shape_text, _, dtype = rest.partition(":")
+    dtype = dtype.strip() or "float32"
+    shape_text = shape_text.strip()
+    if shape_text == "()":
+        shape: tuple[int, ...] = ()
+    elif _DIMENSIONS.fullmatch(shape_text):
+        shape = tuple(int(d) for d in shape_text.split("x"))
+    else:
+        raise CommandError(f"--input {text!r}: the shape must be sizes joined by x, e.g. 1x3x224x224 "
+                           "(or () for a scalar), optionally followed by :DTYPE such as :int64.")
+    return InputSpec(name, shape, dtype)
+
+
+def _dtype(spec: InputSpec) -> Any:
+    import torch
+
+    found = getattr(torch, spec.dtype, None)
+    if not isinstance(found, torch.dtype):
+        raise CommandError(f"--input {spec.describe()!r}: {spec.dtype!r} is not a torch dtype; use e.g. "
+                           "float32, float16, bfloat16, int64 or bool.")
+    return found
+
+
+def build_inputs(specs: Sequence[InputSpec], *, zeros: bool = False, device: str = "cpu",
+                 seed: int = 0) -> tuple[tuple[Any, ...], dict[str, Any]]:
+    """The positional and keyword tensors the specs describe (see ``vista trace --help``)."""
+    import torch
+
+    generator = torch.Generator().manual_seed(seed)
+    args: list[Any] = []
+    kwargs: dict[str, Any] = {}
+    for spec in specs:
+        dtype = _dtype(spec)
+        if zeros or device == "meta":
+            tensor = torch.zeros(spec.shape, dtype=dtype, device=device)
+        elif dtype.is_floating_point or dtype.is_complex:
+            tensor = torch.randn(spec.shape, generator=generator).to(dtype)
+        else:
+            tensor = torch.randint(0, 2, spec.shape, generator=generator).to(dtype)
+        if spec.name is None:
+            if kwargs:
+                raise CommandError(f"--input {spec.describe()!r}: positional inputs come before keyword ones.")
+            args.append(tensor)
+        elif spec.name in kwargs:
+            raise CommandError(f"--input {spec.describe()!r}: {spec.name!r} is given twice.")
+        else:
+            kwargs[spec.name] = tensor
+    return tuple(args), kwargs
+
+
+def load_factory(target: str) -> Any:
+    """The callable ``MODULE:ATTR`` names (``ATTR`` may be dotted, like ``Models.small``)."""
+    module_name, sep, attribute = target.partition(":")
+    if not sep or not module_name or not attribute:
+        raise CommandError(f"{target!r} is not MODULE:FACTORY; write e.g. torchvision.models:resnet18 "
+                           "or mypkg.models:Net (the module is imported, the factory called).")
+    if "" not in sys.path and str(Path.cwd()) not in sys.path:
+        sys.path.insert(0, "")  # like python -m: modules in the current directory are found
+    try:
+        found: Any = importlib.import_module(module_name)
+    except ImportError as exc:
+        raise CommandError(f"could not import {module_name!r}: {exc}. Is it installed, or in the "
+                           "current directory?") from exc
+    for part in attribute.split("."):
+        try:
+            found = getattr(found, part)
+        except AttributeError:
+            raise CommandError(f"{module_name!r} has no {attribute!r} (no attribute {part!r}).") from None
+    if not callable(found):
+        raise CommandError(f"{target!r} is a {type(found).__name__}, not a callable that builds a model.")
+    return found
+
+
+def _kwargs_json(text: str | None) -> dict[str, Any]:
+    if text is None:
+        return {}
+    try:
+        value = json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise CommandError(f"--kwargs-json is not valid JSON ({exc}); write e.g. '{{\"layers\": 4}}'.") from None
+    if not isinstance(value, dict):
+        raise CommandError(f"--kwargs-json must be a JSON object of keyword arguments, got {text!r}.")
+    return value
+
+
+def _display_options(args: argparse.Namespace) -> Any:
+    from ._options import DisplayOptions
+
+    try:
+        return DisplayOptions.create(depth=args.depth, theme=args.theme, show_parameters=not args.no_parameters,
+                                     show_constants=not args.no_constants)
+    except (TypeError, ValueError) as exc:
+        raise CommandError(str(exc)) from exc
+
+
+def _trace(args: argparse.Namespace) -> int:
+    import torch
+
+    import vista_core
+
+    from ._view import VistaGraph
+
+    specs = [parse_input(text) for text in args.input]
+    options = _display_options(args)
+    factory = load_factory(args.target)
+    factory_kwargs = _kwargs_json(args.kwargs_json)
+    out = Path(args.output) if args.output else Path(f"{args.target.rpartition(':')[2].split('.')[-1].lower()}.html")
+    if not out.parent.is_dir():
+        raise CommandError(f"-o {str(out)!r}: the folder {str(out.parent)!r} does not exist; create it first.")
+    torch.manual_seed(args.seed)
+    device = "meta" if args.meta else "cpu"
+    try:
+        with torch.device(device):
+            model = factory(**factory_kwargs)
+    except Exception:  # the user's own code: show its traceback, as Python would  # noqa: BLE001
+        traceback.print_exc()
+        print(f"vista trace: building the model with {args.target}(...) raised; see above.", file=sys.stderr)
+        return 1
+    if isinstance(model, torch.nn.Module) and not args.train:
+        model.eval()
+    inputs, kwargs = build_inputs(specs, zeros=args.zeros, device=device, seed=args.seed)
+    captured = vista_core.capture(model, inputs, kwargs=kwargs)
+    try:
+        written = VistaGraph(captured.graph, options).save(out)
+        if args.json:
+            Path(args.json).write_text(captured.graph.to_json(), encoding="utf-8")
+    except OSError as exc:
+        raise CommandError(f"could not write the page: {exc}") from exc
+    if captured.exception is not None:
+        error = captured.exception
+        if not isinstance(error, Exception):  # KeyboardInterrupt, SystemExit: the page is written, go on
+            captured.reraise()
+        print(f"vista trace: the forward pass raised {type(error).__name__}: {error}", file=sys.stderr)
+        print(f"Wrote the graph up to the failure to {written}", file=sys.stderr)
+        return 1
+    graph = captured.graph
+    ops = sum(1 for _ in graph.ops())
+    calls = len(graph.modules)
+    counts = f"{calls} module call{'s' * (calls != 1)}, {ops} op{'s' * (ops != 1)}"
+    print(f"Wrote the graph of {graph.root.class_name} ({counts}) to {written}")
+    return 0
+
+
+def _render(args: argparse.Namespace) -> int:
+    from vista_render_html import save_html
+
+    options = _display_options(args)
+    source = "stdin" if args.document == "-" else args.document
+    try:
+        text = sys.stdin.read() if args.document == "-" else Path(args.document).read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as exc:
+        raise CommandError(f"could not read {source!r}: {exc}") from exc
+    out = Path(args.output) if args.output else (
+        Path(args.document).with_suffix(".html") if args.document != "-" else Path("graph.html"))
+    try:
+        written = save_html(text, out, depth=options.depth, theme=options.theme, title=args.title,
+                            show_parameters=options.show_parameters, show_constants=options.show_constants)
+    except (OSError, TypeError, ValueError) as exc:  # DocumentError and SchemaVersionError are ValueErrors
+        raise CommandError(f"could not render {source!r}: {exc}") from exc
+    print(f"Wrote the page of {source} to {written}")
+    return 0
+
+
+def _demo(args: argparse.Namespace) -> int:
+    from ._demo_cli import main as demo_main
+
+    return demo_main([args.out, "--depth", str(args.depth), "--theme", args.theme])
+
+
+def _add_view_options(parser: argparse.ArgumentParser) -> None:
+    from ._options import THEMES
+
+    group = parser.add_argument_group("page options")
+    group.add_argument("--depth", type=int, default=None, help="module levels open at first (default: the viewer's)")
+    group.add_argument("--theme", choices=THEMES, default="auto", help="colour theme (default: auto, the system's)")
+    group.add_argument("--no-parameters", action="store_true", help="leave out parameter and buffer nodes")
+    group.add_argument("--no-constants", action="store_true", help="leave out constant-tensor nodes")
+
+
+def parser() -> argparse.ArgumentParser:
+    """The ``vista`` argument parser (its help is what ``vista --help`` prints)."""
+    from ._demo_cli import DEFAULT_DEPTH, DEFAULT_OUT
+    from ._options import THEMES
+    from ._version import __version__
+
+    formatter = argparse.RawDescriptionHelpFormatter
+    top = argparse.ArgumentParser(prog="vista", description=DESCRIPTION, epilog=EPILOG, formatter_class=formatter)
+    top.add_argument("--version", action="version", version=f"vista {__version__}")
+    commands = top.add_subparsers(dest="command", metavar="COMMAND", required=True)
+
+    trace = commands.add_parser("trace", help="trace a model built by an importable factory and write its page",
+                                description=TRACE_DESCRIPTION, epilog=TRACE_EPILOG, formatter_class=formatter)
+    trace.add_argument("target", metavar="MODULE:FACTORY", help="e.g. torchvision.models:resnet18 or mypkg.models:Net")
+    trace.add_argument("--input", "-i", action="append", default=[], metavar="[NAME=]SHAPE[:DTYPE]",
+                       help="an input tensor, e.g. 1x3x224x224 or input_ids=1x128:int64 (repeat for more)")
+    trace.add_argument("--kwargs-json", metavar="JSON", help="keyword arguments of the factory, as a JSON object")
+    trace.add_argument("--meta", action="store_true",
+                       help="build the model and inputs on the meta device: shapes only, no memory for weights")
+    trace.add_argument("--zeros", action="store_true", help="zero inputs instead of random ones")
+    trace.add_argument("--seed", type=int, default=0, help="seed of the inputs and the initial weights (default: 0)")
+    trace.add_argument("--train", action="store_true", help="keep the model in training mode (default: eval)")
+    trace.add_argument("-o", "--output", metavar="PAGE.html", help="where to write the page (default: FACTORY.html)")
+    trace.add_argument("--json", metavar="GRAPH.json", help="also write the graph document as JSON")
+    _add_view_options(trace)
+    trace.set_defaults(run=_trace)
+
+    render = commands.add_parser("render", help="render a saved graph document (JSON) into a page",
+                                 description=RENDER_DESCRIPTION, formatter_class=formatter)
+    render.add_argument("document", metavar="GRAPH.json", help="the graph document, or - for stdin")
+    render.add_argument("-o", "--output", metavar="PAGE.html", help="where to write the page (default: GRAPH.html)")
+    render.add_argument("--title", help="the page's title (default: the model's class name)")
+    _add_view_options(render)
+    render.set_defaults(run=_render)
+
+    demo = commands.add_parser("demo", help="write the page of the demo model that ships with Vista",
+                               description="Trace Vista's demo model (a tiny vision transformer) and write its page.",
+                               formatter_class=formatter)
+    demo.add_argument("out", nargs="?", default=str(DEFAULT_OUT), help=f"where to write it (default: {DEFAULT_OUT})")
+    demo.add_argument("--depth", type=int, default=DEFAULT_DEPTH,
+                      help=f"module levels open at first (default: {DEFAULT_DEPTH})")
+    demo.add_argument("--theme", choices=THEMES, default="auto", help="colour theme (default: auto)")
+    demo.set_defaults(run=_demo)
+    return top
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """The ``vista`` console script; returns the exit status (2 for a mistake in the command)."""
+    args = parser().parse_args(argv)
+    try:
+        status: int = args.run(args)
+    except CommandError as exc:
+        print(f"vista {args.command}: {exc}", file=sys.stderr)
+        return 2
+    return status
