@@ -18,6 +18,7 @@ import nox
 
 ROOT = Path(__file__).parent
 CONSTRAINTS = str(ROOT / "constraints.txt")
+SCHEMA = "./packages/vista-schema[validate]"
 CORE = "./packages/vista-core[schema]"
 RENDER = "./packages/vista-render-html"
 JUPYTER = "./packages/vista-jupyter"
@@ -29,6 +30,7 @@ nox.options.sessions = [
     "lint",
     "typecheck",
     "frontend",
+    "tests_schema",
     "tests_core",
     "tests_render",
     "tests_jupyter",
@@ -71,7 +73,7 @@ def lint(session: nox.Session) -> None:
 @nox.session(python=PYTHON)
 def typecheck(session: nox.Session) -> None:
     """mypy --strict over the three packages' sources."""
-    install(session, "mypy", "types-jsonschema", "-e", CORE, "-e", RENDER, "-e", JUPYTER)
+    install(session, "mypy", "types-jsonschema", "-e", SCHEMA, "-e", CORE, "-e", RENDER, "-e", JUPYTER)
     session.run("mypy", *session.posargs)
 
 
@@ -85,30 +87,39 @@ def frontend(session: nox.Session) -> None:
 
 
 @nox.session(python=PYTHON)
+def tests_schema(session: nox.Session) -> None:
+    """Unit tests of vista-schema, in a venv without torch (the package must not need it)."""
+    session.install("-e", SCHEMA, "pytest")
+    session.run("python", "-c", "import importlib.util as u, sys; sys.exit(u.find_spec('torch') is not None)")
+    session.run("pytest", "packages/vista-schema/tests", *session.posargs)
+
+
+@nox.session(python=PYTHON)
 def tests_core(session: nox.Session) -> None:
     """Unit tests of vista-core."""
-    install(session, "-e", CORE, "pytest", "hypothesis")
+    install(session, "-e", SCHEMA, "-e", CORE, "pytest", "hypothesis")
     session.run("pytest", "packages/vista-core/tests", *session.posargs)
 
 
 @nox.session(python=PYTHON)
 def tests_render(session: nox.Session) -> None:
-    """Unit tests of vista-render-html."""
-    install(session, "-e", CORE, "-e", RENDER, "pytest")
+    """Unit tests of vista-render-html, among them rendering a saved document in a fresh venv
+    without torch (pip install of this checkout's vista-schema and vista-render-html)."""
+    install(session, "-e", SCHEMA, "-e", CORE, "-e", RENDER, "pytest")
     session.run("pytest", "packages/vista-render-html/tests", *session.posargs)
 
 
 @nox.session(python=PYTHON)
 def tests_jupyter(session: nox.Session) -> None:
     """Unit tests of vista-jupyter."""
-    install(session, "-e", CORE, "-e", RENDER, "-e", JUPYTER, "pytest")
+    install(session, "-e", SCHEMA, "-e", CORE, "-e", RENDER, "-e", JUPYTER, "pytest")
     session.run("pytest", "packages/vista-jupyter/tests", *session.posargs)
 
 
 @nox.session(python=PYTHON)
 def integration(session: nox.Session) -> None:
     """Known-model schema snapshots (syrupy). Update with: nox -s integration -- --snapshot-update"""
-    install(session, "-e", CORE, "-r", "tests-integration/requirements.txt")
+    install(session, "-e", SCHEMA, "-e", CORE, "-r", "tests-integration/requirements.txt")
     session.run("pytest", "tests-integration/snapshots", *session.posargs)
 
 
@@ -116,7 +127,7 @@ def integration(session: nox.Session) -> None:
 def browser(session: nox.Session) -> None:
     """The viewer in real headless Chromium (Playwright), network blocked."""
     ensure_chromium(session)
-    install(session, "-e", CORE, "-e", RENDER, "-r", "tests-integration/requirements.txt")
+    install(session, "-e", SCHEMA, "-e", CORE, "-e", RENDER, "-r", "tests-integration/requirements.txt")
     session.run("pytest", "tests-integration/browser", *session.posargs)
 
 
@@ -124,7 +135,7 @@ def browser(session: nox.Session) -> None:
 def notebooks(session: nox.Session) -> None:
     """The example notebook executed by a real kernel, and trace_model in real JupyterLab and Notebook 7 servers."""
     ensure_chromium(session)
-    install(session, "-e", CORE, "-e", RENDER, "-e", JUPYTER, "-r", "tests-integration/requirements.txt",
+    install(session, "-e", SCHEMA, "-e", CORE, "-e", RENDER, "-e", JUPYTER, "-r", "tests-integration/requirements.txt",
             "-r", "tests-integration/requirements-notebooks.txt")
     session.run("pytest", "tests-integration/notebooks", *session.posargs)
 
@@ -132,7 +143,7 @@ def notebooks(session: nox.Session) -> None:
 @nox.session(python=PYTHON)
 def demo(session: nox.Session) -> None:
     """Trace the demo model that ships with vista-jupyter and write a self-contained HTML page."""
-    install(session, "-e", CORE, "-e", RENDER, "-e", JUPYTER)
+    install(session, "-e", SCHEMA, "-e", CORE, "-e", RENDER, "-e", JUPYTER)
     out = session.posargs[0] if session.posargs else str(ROOT / "out" / "vista-demo.html")
     session.run("python", "-m", "vista_jupyter.demo", out)
 
@@ -141,7 +152,7 @@ def demo(session: nox.Session) -> None:
 def benchmarks(session: nox.Session) -> None:
     """The full benchmark suite against torchvista, torchview and torchlens (slow)."""
     ensure_chromium(session)
-    install(session, "-e", CORE, "-e", RENDER, "-r", "benchmarks/requirements.txt")
+    install(session, "-e", SCHEMA, "-e", CORE, "-e", RENDER, "-r", "benchmarks/requirements.txt")
     session.run("python", "-m", "benchmarks.run", *session.posargs)
 
 
@@ -149,7 +160,7 @@ def benchmarks(session: nox.Session) -> None:
 def benchmarks_smoke(session: nox.Session) -> None:
     """One model, one repetition per tool: keeps the benchmark suite from rotting."""
     ensure_chromium(session)
-    install(session, "-e", CORE, "-e", RENDER, "-r", "benchmarks/requirements.txt")
+    install(session, "-e", SCHEMA, "-e", CORE, "-e", RENDER, "-r", "benchmarks/requirements.txt")
     session.run("python", "-m", "benchmarks.run", "--smoke", "--out", str(ROOT / ".nox" / "bench-smoke"),
                 *session.posargs)
 
@@ -157,7 +168,7 @@ def benchmarks_smoke(session: nox.Session) -> None:
 @nox.session(python=PYTHON, default=False)
 def hypothesis_long(session: nox.Session) -> None:
     """The property-based tests with many more examples than CI runs."""
-    install(session, "-e", CORE, "pytest", "hypothesis")
+    install(session, "-e", SCHEMA, "-e", CORE, "pytest", "hypothesis")
     session.run("pytest", "packages/vista-core/tests", "-k", "property", *session.posargs,
                 env={"VISTA_HYPOTHESIS_PROFILE": "long"})
 

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import copy
 import json
+import math
 from typing import Any
 
 import pytest
@@ -125,3 +126,26 @@ def test_the_shipped_schema_is_strict_and_the_lenient_form_is_derived_from_it() 
     # schema() hands out a copy: changing it changes nothing for the next caller.
     strict["$defs"]["node"]["additionalProperties"] = True
     assert vista_core.schema()["$defs"]["node"]["additionalProperties"] is False
+
+
+@pytest.mark.parametrize("value", [math.nan, math.inf, -math.inf])
+def test_nan_or_infinity_in_a_kept_field_is_refused_naming_it(document: dict[str, Any], value: float) -> None:
+    # Kept fields are written back as JSON, which has no NaN: refused when read, not when written.
+    newer = _newer_minor(document)
+    newer["nodes"][2]["stats"]["max"] = value
+    with pytest.raises(SchemaError, match=rf"has {value!r} at \$\.nodes\[2\]\.stats\.max: JSON has no NaN"):
+        Graph.from_dict(newer)
+    text = json.dumps(newer)  # Python's json writes NaN / Infinity, which is no JSON
+    with pytest.raises(SchemaError, match=r"at \$\.nodes\[2\]\.stats\.max"):
+        Graph.from_json(text)
+
+
+def test_nan_in_a_known_field_is_refused_naming_it(document: dict[str, Any]) -> None:
+    broken = copy.deepcopy(document)
+    broken["edges"][0]["tensor"]["shape"][0] = math.nan
+    with pytest.raises(SchemaError, match=r"\$\.edges\[0\]\.tensor\.shape\[0\]"):
+        Graph.from_dict(broken)
+    with pytest.raises(SchemaError, match=r"\$\.edges\[0\]\.tensor\.shape\[0\]"):
+        Graph.from_json(json.dumps(broken))
+    with pytest.raises(SchemaError, match=r"\$\.edges\[0\]\.tensor\.shape\[0\]"):
+        vista_core.validate_document(broken)

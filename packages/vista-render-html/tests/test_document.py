@@ -38,7 +38,7 @@ def test_a_model_is_refused_with_a_pointer_to_trace() -> None:
 
 @pytest.mark.parametrize("value", [None, 42, 3.5, ["a"], object(), Path("graph.json")])
 def test_values_that_are_no_document_raise_type_error(value: object) -> None:
-    with pytest.raises(TypeError, match=r"Invalid 'document' argument of type .*to_dict"):
+    with pytest.raises(TypeError, match=r"Invalid 'document' argument: .* \(type \w+\); pass .*to_dict"):
         render_html(value)
 
 
@@ -116,3 +116,24 @@ def test_the_embedded_document_round_trips_through_vista_core(mlp_graph: vista_c
     text = gzip.decompress(base64.b64decode(payload.group(1))).decode("utf-8")
     assert vista_core.Graph.from_json(text) == mlp_graph
     vista_core.validate_document(json.loads(text))
+
+
+@pytest.mark.parametrize("value", [float("nan"), float("inf")])
+def test_nan_or_infinity_is_a_document_error_naming_the_field(mlp_doc: dict[str, Any], value: float) -> None:
+    # A newer minor's field (ignored by this renderer) still has to be JSON.
+    doc = copy.deepcopy(mlp_doc)
+    doc["schema_version"] = "1.1"
+    doc["nodes"][1]["time_us"] = value
+    with pytest.raises(DocumentError, match=rf"has {value!r} at \$\.nodes\[1\]\.time_us: JSON has no NaN"):
+        render_html(doc)
+    with pytest.raises(DocumentError, match=r"at \$\.nodes\[1\]\.time_us"):
+        render_html(json.dumps(doc))
+
+
+def test_a_newer_minor_with_fields_this_renderer_does_not_know_is_rendered(mlp_doc: dict[str, Any]) -> None:
+    doc = copy.deepcopy(mlp_doc)
+    doc["schema_version"] = "1.1"
+    doc["totals"] = {"flops": 10}
+    for node in doc["nodes"]:
+        node["flops"] = 1
+    assert render_html(doc).startswith("<!doctype html>")

@@ -7,6 +7,7 @@ import sys
 
 import vista_core
 import vista_render_html
+import vista_schema
 
 EXPECTED = {
     "SUPPORTED_SCHEMA_VERSION",
@@ -36,9 +37,11 @@ def test_version_matches_the_package_metadata() -> None:
     assert vista_render_html.__version__ == version("vista-render-html") == "0.1.0"
 
 
-def test_supported_schema_version_is_vista_core_s() -> None:
-    # Kept by hand because vista_core imports torch; this keeps the two in sync.
-    assert vista_render_html.SUPPORTED_SCHEMA_VERSION == vista_core.SCHEMA_VERSION
+def test_the_schema_version_and_errors_are_vista_schema_s() -> None:
+    # One version check: the renderer reads documents through vista-schema, as vista-core does.
+    assert vista_render_html.SUPPORTED_SCHEMA_VERSION == vista_schema.SCHEMA_VERSION == vista_core.SCHEMA_VERSION
+    assert vista_render_html.SchemaVersionError is vista_schema.SchemaVersionError is vista_core.SchemaVersionError
+    assert vista_render_html.DocumentError is vista_schema.SchemaError is vista_core.SchemaError
 
 
 def test_import_does_not_import_torch_ipython_or_vista_core() -> None:

@@ -2,10 +2,13 @@
 
 ``trace(model, inputs)`` returns a :class:`Graph`; ``capture(...)`` also returns the model's
 exception, for showing a partial graph before re-raising it. The document format is
-described by the JSON Schema returned by :func:`schema`.
+described by the JSON Schema returned by :func:`schema`. The document's contract (the schema,
+its version, the exceptions, :func:`validate_document`) is vista-schema's, re-exported here.
 """
 
 from __future__ import annotations
+
+from vista_schema import schema, validate_document
 
 from ._exceptions import SchemaError, SchemaVersionError, TraceInputError, VistaError
 from ._graph import (
@@ -23,7 +26,6 @@ from ._graph import (
     TensorMeta,
     TraceError,
 )
-from ._schema import schema, validate_document
 from ._trace import Capture, capture, trace
 from ._version import SCHEMA_VERSION, __version__
 

@@ -1,7 +1,7 @@
 """The graph document: typed records, JSON round trip, and strict reading.
 
 A :class:`Graph` is what :func:`vista_core.trace` returns and what renderers read. Its JSON form
-is described by ``schema/v1/graph.schema.json``; fields that hold their default value are left
+is described by vista-schema's ``schema/v1/graph.schema.json``; fields that hold their default value are left
 out of the JSON, and reading fills them in again.
 
 A document of a newer minor version (same major) may hold fields this reader does not know:
@@ -22,8 +22,7 @@ from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from typing import Any, Literal, Union
 
-from ._exceptions import SchemaError, SchemaVersionError
-from ._version import SCHEMA_VERSION
+from vista_schema import SchemaError, check_finite, check_schema_version, parse_json
 
 _new = object.__new__
 _setattr = object.__setattr__
@@ -298,31 +297,6 @@ class Graph:
             raise SchemaError(f"$.error.node refers to unknown node {self.error.node!r}")
 
 
-def parse_json(text: str | bytes | bytearray) -> Any:
-    """``json.loads`` raising :class:`SchemaError` for anything that is not JSON text."""
-    try:
-        return json.loads(text)
-    except json.JSONDecodeError as exc:
-        raise SchemaError(f"Graph document is not valid JSON: {exc}") from None
-    except UnicodeDecodeError as exc:
-        raise SchemaError(f"Graph document is not valid JSON: its bytes are not UTF-8 text ({exc})") from None
-
-
-def check_schema_version(version: object) -> bool:
-    """Raise unless ``version`` is a schema version this reader understands; return True when it
-    is a newer minor of this reader's major (its documents may hold fields unknown here)."""
-    parts = version.split(".") if isinstance(version, str) else []
-    if len(parts) != 2 or not all(p.isdigit() and p.isascii() for p in parts):
-        raise SchemaError(
-            f"Graph document has no valid 'schema_version' (expected a 'major.minor' string "
-            f"like {SCHEMA_VERSION!r}, got {_short(version)})"
-        )
-    major, minor = (int(p) for p in SCHEMA_VERSION.split("."))
-    if int(parts[0]) != major:
-        raise SchemaVersionError(str(version), SCHEMA_VERSION)
-    return int(parts[1]) > minor
-
-
 # -- generic (de)serialisation of the frozen dataclasses above ----------------------------
 
 _NO_DEFAULT = object()
@@ -463,7 +437,9 @@ def _from_data(tp: Any, data: object, path: str, newer_minor: bool) -> object:
                 raise SchemaError(f"{path} is missing the required field {name!r}")
         record = tp(**kwargs)
         if unknown:
-            _setattr(record, _UNKNOWN, {name: copy.deepcopy(data[name]) for name in unknown})
+            kept = {name: copy.deepcopy(data[name]) for name in unknown}
+            check_finite(kept, path)
+            _setattr(record, _UNKNOWN, kept)
         return record
     if origin is Literal:
         if data not in typing.get_args(tp):

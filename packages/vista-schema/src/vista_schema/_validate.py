@@ -1,4 +1,4 @@
-"""The JSON Schema files shipped with vista-core, and full validation against them.
+"""The JSON Schema files shipped with vista-schema, and full validation against them.
 
 The shipped file of a major version is strict (``additionalProperties: false``), as a reader
 of its own minor is. A document of a newer minor is validated against a lenient form derived
@@ -14,8 +14,7 @@ from importlib import resources
 from typing import Any
 
 from ._exceptions import SchemaError
-from ._graph import Graph, check_schema_version, parse_json
-from ._values import safe_repr
+from ._reading import as_data, check_finite, check_schema_version
 
 __all__ = ["schema", "validate_document"]
 
@@ -29,9 +28,9 @@ def schema(major: int = 1) -> dict[str, Any]:
 
 @lru_cache(maxsize=4)
 def _loaded(major: int, *, lenient: bool) -> dict[str, Any]:
-    path = resources.files("vista_core") / "schema" / f"v{major}" / "graph.schema.json"
+    path = resources.files("vista_schema") / "schema" / f"v{major}" / "graph.schema.json"
     if not path.is_file():
-        raise ValueError(f"No JSON Schema for schema major version {major!r}; this vista-core ships version 1.")
+        raise ValueError(f"No JSON Schema for schema major version {major!r}; this vista-schema ships version 1.")
     loaded: dict[str, Any] = json.loads(path.read_text(encoding="utf-8"))
     return _allow_unknown_fields(loaded) if lenient else loaded
 
@@ -46,33 +45,24 @@ def _allow_unknown_fields(node: Any) -> Any:
     return node
 
 
-def validate_document(document: Graph | dict[str, Any] | str | bytes | bytearray) -> None:
-    """Validate a document (a :class:`Graph`, its dict, or its JSON text) against the shipped
-    JSON Schema of its major version. Raises :class:`SchemaError` listing the first problem.
+def validate_document(document: object) -> None:
+    """Validate a document (a ``vista_core.Graph`` or any object with ``to_dict()``, its dict,
+    or its JSON text) against the shipped JSON Schema of its major version: strictly for this
+    reader's own minor, and leniently (fields it does not know allowed) for a newer minor.
+    Raises :class:`SchemaError` naming the first problem's place.
 
-    Needs the optional ``jsonschema`` package: ``pip install 'vista-core[schema]'``.
+    Needs the optional ``jsonschema`` package: ``pip install 'vista-schema[validate]'``.
     """
     try:
         import jsonschema
     except ImportError:  # pragma: no cover - exercised only without the extra
         raise ImportError(
-            "validate_document() needs the 'jsonschema' package: pip install 'vista-core[schema]'"
+            "validate_document() needs the 'jsonschema' package: pip install 'vista-schema[validate]'"
         ) from None
-    if isinstance(document, Graph):
-        data: Any = document.to_dict()
-    elif isinstance(document, (str, bytes, bytearray)):
-        data = parse_json(document)
-    elif isinstance(document, dict):
-        data = document
-    else:
-        raise TypeError(
-            f"Invalid 'document' argument: {safe_repr(document)} (type {type(document).__name__}); pass a "
-            "vista_core.Graph, its to_dict() result, or its JSON text."
-        )
-    if not isinstance(data, dict):
-        raise SchemaError(f"A graph document must be a JSON object, got {type(data).__name__}")
+    data = as_data(document)
     version = data.get("schema_version")
     newer_minor = check_schema_version(version)
+    check_finite(data)
     validator = jsonschema.Draft202012Validator(_loaded(int(str(version).split(".")[0]), lenient=newer_minor))
     errors = sorted(validator.iter_errors(data), key=lambda e: list(e.absolute_path))
     if errors:

@@ -1,0 +1,30 @@
+"""vista-schema: the Vista graph document's contract, without torch.
+
+The versioned JSON Schema of the graph document (:func:`schema`), the schema version
+(:data:`SCHEMA_VERSION`), the one version check every reader uses, reading a document as
+a renderer needs it (:func:`read_document`) and full validation (:func:`validate_document`).
+vista-core and vista-render-html both read documents through this package and re-export its
+exceptions, so a tool or a web service can check and render saved documents where torch is
+not installed.
+"""
+
+from __future__ import annotations
+
+from ._exceptions import SchemaError, SchemaVersionError, VistaError
+from ._reading import check_finite, check_schema_version, parse_json, read_document
+from ._validate import schema, validate_document
+from ._version import SCHEMA_VERSION, __version__
+
+__all__ = [
+    "SCHEMA_VERSION",
+    "SchemaError",
+    "SchemaVersionError",
+    "VistaError",
+    "__version__",
+    "check_finite",
+    "check_schema_version",
+    "parse_json",
+    "read_document",
+    "schema",
+    "validate_document",
+]
