@@ -100,7 +100,7 @@ const patchedBackend = {
   },
 };
 
-// The viewer checks documents against vista-core's JSON Schema (src/model/check.ts): bundled
+// The viewer checks documents against vista-schema's JSON Schema (src/model/check.ts): bundled
 // without its descriptions and titles, which only people read.
 const ANNOTATIONS = new Set(["description", "title", "$comment", "examples"]);
 const leanSchema = {

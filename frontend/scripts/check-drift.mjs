@@ -12,7 +12,7 @@ let failed = false;
 const types = await generateTypes();
 const committedTypes = await readFile(TYPES, "utf8").catch(() => null);
 if (committedTypes !== types) {
-  console.error("src/model/schema.generated.ts is out of date with vista-core's schema: run npm run gen:types");
+  console.error("src/model/schema.generated.ts is out of date with vista-schema's schema: run npm run gen:types");
   failed = true;
 }
 

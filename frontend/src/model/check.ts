@@ -1,5 +1,5 @@
 /**
- * Checking a graph document against vista-core's JSON Schema, which is bundled as data (the
+ * Checking a graph document against vista-schema's JSON Schema, which is bundled as data (the
  * one home of the contract): a malformed document is refused with the field and the value
  * named, before any part of the viewer reads it. No DOM here.
  *
@@ -8,7 +8,7 @@
  * Unknown fields are kept and ignored whatever `additionalProperties` says: a newer minor
  * version adds optional fields, and strictness is vista-core's `validate_document`'s job.
  */
-import graphSchema from "../../../packages/vista-core/src/vista_core/schema/v1/graph.schema.json";
+import graphSchema from "../../../packages/vista-schema/src/vista_schema/schema/v1/graph.schema.json";
 
 /** The JSON Schema subset the graph schema is written in. */
 export interface Schema {
