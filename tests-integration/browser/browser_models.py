@@ -111,6 +111,18 @@ def gpt2(n_layer: int = 3) -> dict[str, Any]:
     return vista_core.trace(model, (), kwargs={"input_ids": torch.randint(0, 120, (1, 8))}).to_dict()
 
 
+def t5() -> dict[str, Any]:
+    """A tiny T5 with an LM head: its embedding is tied to the encoder, the decoder and the head."""
+    from transformers import T5Config, T5ForConditionalGeneration
+
+    torch.manual_seed(0)
+    config = T5Config(vocab_size=100, d_model=32, d_kv=8, d_ff=64, num_layers=1, num_heads=4,
+                      decoder_start_token_id=0, tie_word_embeddings=True)
+    model = T5ForConditionalGeneration(config).eval()
+    return vista_core.trace(model, (), kwargs={"input_ids": torch.randint(0, 100, (1, 8)),
+                                               "decoder_input_ids": torch.randint(0, 100, (1, 4))}).to_dict()
+
+
 def llama(layers: int = 32) -> dict[str, Any]:
     """A tiny Llama with many layers: every layer reads the rotary embedding and hands a cache
     tensor out of the model, the long edges the layout draws beside the layers."""
@@ -143,6 +155,7 @@ BUILDERS: dict[str, Callable[[], dict[str, Any]]] = {
     "gpt2": gpt2,
     "gpt2_24": lambda: gpt2(24),
     "llama_32": llama,
+    "t5": t5,
     "failing": failing,
     "hostile": hostile,
 }

@@ -7,11 +7,12 @@ import type {
   ModuleCall,
   Node,
   RepeatedBlock,
+  SharedTensor,
   VistaGraphDocumentSchemaVersion1 as GraphDocument,
 } from "./schema.generated";
 import { formatPath, graphSchemaChecker, show, type Problem } from "./check";
 
-export type { Edge, ModuleCall, Node, GraphDocument };
+export type { Edge, ModuleCall, Node, GraphDocument, SharedTensor };
 export type { Tensor, Parameter, Source, TraceError } from "./schema.generated";
 
 /** The schema major version this viewer reads. */
@@ -83,6 +84,8 @@ export interface GraphIndex {
   readonly failedNodes: ReadonlySet<string>;
   /** Groups of inputs or outputs by their module id. */
   readonly groups: ReadonlyMap<string, LeafGroup>;
+  /** The shared (or tied) parameter or buffer each of its nodes stands for, by node id. */
+  readonly shared: ReadonlyMap<string, SharedTensor>;
 }
 
 function isObject(value: unknown): value is Record<string, unknown> {
@@ -195,6 +198,11 @@ export function readDocument(input: unknown): GraphIndex {
   for (const n of doc.nodes) if (n.kind === "error" || n.error !== undefined) failedNodes.add(n.id);
   if (doc.error?.node !== undefined && nodes.has(doc.error.node)) failedNodes.add(doc.error.node);
 
+  const shared = new Map<string, SharedTensor>();
+  for (const tensor of doc.shared_tensors ?? []) {
+    for (const id of tensor.nodes) if (nodes.has(id)) shared.set(id, tensor);
+  }
+
   return {
     doc,
     root,
@@ -211,6 +219,7 @@ export function readDocument(input: unknown): GraphIndex {
     foldOf,
     failedNodes,
     groups,
+    shared,
   };
 }
 

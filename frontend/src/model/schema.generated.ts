@@ -29,6 +29,7 @@ export interface VistaGraphDocumentSchemaVersion1 {
   nodes: Node[];
   edges: Edge[];
   repeated_blocks?: RepeatedBlock[];
+  shared_tensors?: SharedTensor[];
   error?: TraceError;
 }
 /**
@@ -183,6 +184,31 @@ export interface RepeatedBlock {
    */
   modules: [ModuleId, ModuleId, ...ModuleId[]];
   signature: string;
+}
+/**
+ * A parameter or buffer read by more than one module call, or held under more than one name (tied weights). Each call that reads it has its own node, so it never shows as data flowing between calls.
+ *
+ * This interface was referenced by `VistaGraphDocumentSchemaVersion1`'s JSON-Schema
+ * via the `definition` "shared_tensor".
+ */
+export interface SharedTensor {
+  /**
+   * Its first qualified name, as named_parameters() gives it.
+   */
+  name: string;
+  kind: "parameter" | "buffer";
+  /**
+   * Every qualified name it has in the model.
+   *
+   * @minItems 1
+   */
+  names: [string, ...string[]];
+  /**
+   * Its nodes, one per module call that reads it, in execution order.
+   *
+   * @minItems 1
+   */
+  nodes: [NodeId, ...NodeId[]];
 }
 /**
  * This interface was referenced by `VistaGraphDocumentSchemaVersion1`'s JSON-Schema

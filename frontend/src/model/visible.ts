@@ -14,6 +14,8 @@ export interface VisibleNode {
   /** The open module call it is drawn in. */
   readonly container: string;
   readonly failed: boolean;
+  /** A parameter or buffer that other module calls read too (each through a node of its own). */
+  readonly shared: boolean;
 }
 
 export interface VisibleBox {
@@ -153,6 +155,7 @@ export function computeVisibleGraph(index: GraphIndex, state: ViewState): Visibl
         node,
         container: node.module,
         failed: index.failedNodes.has(node.id),
+        shared: (index.shared.get(node.id)?.nodes.length ?? 0) > 1,
       });
     }
   }

@@ -2,7 +2,7 @@
  * The details panel: what the document says about one node or module call. Built with
  * textContent only: class names, reprs, messages and source code are data, never markup.
  */
-import { leafGroupSize, type GraphIndex, type LeafGroup, type ModuleCall, type Node, type Source } from "../model/document";
+import { leafGroupSize, type GraphIndex, type LeafGroup, type ModuleCall, type Node, type SharedTensor, type Source } from "../model/document";
 import { formatCount, formatShape, formatTensor } from "../model/format";
 
 type Row = readonly [string, string];
@@ -53,7 +53,10 @@ export function showNode(panel: HTMLElement, index: GraphIndex, node: Node): voi
   if (group !== undefined) rows.push(["group", `${group.name} (${leafGroupSize(group)})`]);
   else if (module !== undefined) rows.push(["module", `${module.path === "" ? "(model)" : module.path} (${module.class_name})`]);
   if (node.value !== undefined) rows.push(["value", node.value]);
+  const shared = index.shared.get(node.id);
+  if (shared !== undefined && shared.nodes.length > 1) rows.push(["shared", `read by ${shared.nodes.length} module calls`]);
   table(panel, rows);
+  if (shared !== undefined) sharedBlock(panel, index, node, shared);
   if (node.error !== undefined || index.failedNodes.has(node.id)) {
     const s = section(panel, "Error");
     s.classList.add("vista-details-error");
@@ -70,6 +73,24 @@ export function showNode(panel: HTMLElement, index: GraphIndex, node: Node): voi
   const args = (node.arguments ?? []).map((a, i): Row => [a.name ?? `arg ${i}`, a.value]);
   if (args.length > 0) table(section(panel, "Arguments"), args);
   sourceBlock(panel, node.source);
+}
+
+/** Where else a shared or tied parameter is read, and every name the model has for it. */
+function sharedBlock(panel: HTMLElement, index: GraphIndex, node: Node, shared: SharedTensor): void {
+  const others = shared.nodes
+    .filter((id) => id !== node.id)
+    .map((id): Row => {
+      const other = index.nodes.get(id);
+      const m = other === undefined ? undefined : index.modules.get(other.module);
+      const path = m === undefined ? id : m.path === "" ? "(model)" : m.path;
+      const call = m !== undefined && m.call_index > 0 ? ` (call #${m.call_index + 1})` : "";
+      return [`${path}${call}`, other?.name ?? id];
+    });
+  const calls = others.length;
+  const shown = new Set([node.name, ...others.map((row) => row[1])]);
+  const names = shared.names.filter((n) => !shown.has(n));
+  if (names.length > 0) others.push(["also named", names.join(", ")]);
+  if (others.length > 0) table(section(panel, calls > 0 ? "Also read in" : "Tied"), others);
 }
 
 /** The details of a group of the model's inputs or outputs: each member and its tensor. */

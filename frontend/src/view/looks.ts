@@ -67,7 +67,9 @@ function nodeLook(item: VisibleNode, measure: Measure): Look {
   if (n.kind === "parameter" || n.kind === "buffer") {
     lines.push(line(n.label, 11, 600));
     const t = n.outputs?.[0];
-    if (t !== undefined) lines.push(line(formatShape(t.shape), 10, 400, true));
+    const shape = t === undefined ? "" : formatShape(t.shape);
+    if (item.shared) lines.push(line(shape === "" ? "shared" : `${shape} · shared`, 10, 400, true));
+    else if (t !== undefined) lines.push(line(shape, 10, 400, true));
   } else if (n.kind === "constant") {
     lines.push(line(n.value ?? n.label, 11, 500));
   } else if (n.kind === "input" || n.kind === "output") {

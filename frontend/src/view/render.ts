@@ -264,6 +264,7 @@ export class GraphRenderer {
       if (kept === undefined || kept.key !== key) {
         kept?.el.remove();
         const el = item.type === "node" ? this.drawNode(item.id, item.node.kind, item.failed, look, palette) : this.drawBox(item.id, item.repeat, item.failed, item.module.class_qualname, look, palette);
+        if (item.type === "node" && item.shared) el.setAttribute("data-shared", "true");
         kept = { el, key, position: "" };
       }
       const position = translate(r);

@@ -6,7 +6,7 @@ import vista_core
 
 EXPECTED = {
     "SCHEMA_VERSION", "Argument", "Capture", "Edge", "Graph", "ModuleCall", "Node", "NodeError", "NodeKind",
-    "ParameterInfo", "Producer", "RepeatedBlock", "SchemaError", "SchemaVersionError", "SourceLocation",
+    "ParameterInfo", "Producer", "RepeatedBlock", "SchemaError", "SchemaVersionError", "SharedTensor", "SourceLocation",
     "TensorMeta", "TraceError", "TraceInputError", "VistaError", "__version__", "capture", "schema", "trace",
     "validate_document",
 }

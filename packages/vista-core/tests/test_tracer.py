@@ -150,13 +150,13 @@ def test_a_module_called_three_times_is_three_calls() -> None:
     calls = [m for m in graph.modules if m.path == "shared"]
     assert [m.call_index for m in calls] == [0, 1, 2]
     weights = [n for n in graph.nodes if n.name == "shared.weight"]
-    assert len(weights) == 1
-    readers = {e.target for e in graph.edges if e.source == weights[0].id}
-    assert len(readers) == 3
-    # The first call holds the parameter nodes, so only the second and third are identical.
-    assert calls[0].signature != calls[1].signature == calls[2].signature
+    # Each call reads the weight through a node of its own, so the three calls are identical.
+    assert [n.module for n in weights] == [m.id for m in calls]
+    for w in weights:
+        assert {graph.node(e.target).module for e in graph.edges if e.source == w.id} == {w.module}
+    assert calls[0].signature == calls[1].signature == calls[2].signature
     (block,) = graph.repeated_blocks
-    assert block.modules == (calls[1].id, calls[2].id)
+    assert block.modules == tuple(m.id for m in calls)
 
 
 def test_identical_layers_share_a_signature_and_form_a_repeated_block() -> None:

@@ -38,6 +38,7 @@ __all__ = [
     "ParameterInfo",
     "Producer",
     "RepeatedBlock",
+    "SharedTensor",
     "SourceLocation",
     "TensorMeta",
     "TraceError",
@@ -167,6 +168,20 @@ class RepeatedBlock:
 
 
 @dataclass(frozen=True)
+class SharedTensor:
+    """A parameter or buffer that more than one module call reads, or that the model holds
+    under more than one name (tied weights, such as T5's embedding and LM head). Each call that
+    reads it has a node of its own (``nodes``, in execution order), so the tensor never shows
+    as data flowing from one call into another; ``names`` lists every qualified name it has in
+    the model, ``name`` (the first) as ``named_parameters()`` gives it."""
+
+    name: str
+    kind: Literal["parameter", "buffer"]
+    names: tuple[str, ...]
+    nodes: tuple[str, ...]
+
+
+@dataclass(frozen=True)
 class TraceError:
     """Why the traced forward pass failed. ``node`` is the failed node's id."""
 
@@ -197,6 +212,7 @@ class Graph:
     nodes: tuple[Node, ...]
     edges: tuple[Edge, ...]
     repeated_blocks: tuple[RepeatedBlock, ...] = ()
+    shared_tensors: tuple[SharedTensor, ...] = ()
     error: TraceError | None = None
 
     # -- convenience -------------------------------------------------------------------
@@ -293,6 +309,17 @@ class Graph:
             for ref in (b.parent, *b.modules):
                 if ref not in modules:
                     raise SchemaError(f"$.repeated_blocks[{i}] refers to unknown module {ref!r}")
+        for i, s in enumerate(self.shared_tensors):
+            if not s.nodes or not s.names:
+                raise SchemaError(f"$.shared_tensors[{i}] must list at least one node and one name")
+            for ref in s.nodes:
+                if ref not in nodes:
+                    raise SchemaError(f"$.shared_tensors[{i}] refers to unknown node {ref!r}")
+                if nodes[ref].kind != s.kind:
+                    raise SchemaError(
+                        f"$.shared_tensors[{i}] lists node {ref!r} of kind {nodes[ref].kind!r} "
+                        f"for a shared {s.kind}"
+                    )
         if self.error is not None and self.error.node is not None and self.error.node not in nodes:
             raise SchemaError(f"$.error.node refers to unknown node {self.error.node!r}")
 

@@ -26,9 +26,12 @@ from ._fastpath import LineLender, check_lines, forward_code
 from ._source import SourceFinder
 from ._values import describe, iter_tensors
 
-__all__ = ["CallRec", "Meta", "NodeRec", "Recorder", "meta_text", "tensor_meta"]
+__all__ = ["CallRec", "Known", "Meta", "NodeRec", "Recorder", "meta_text", "tensor_meta"]
 
 Where = tuple[str, int, str]
+# A parameter or buffer of the model: (kind, the tensor, every (qualified name, owner's path,
+# own name) it has in the model, the first one as named_parameters() gives it).
+Known = tuple[str, torch.Tensor, tuple[tuple[str, str, str], ...]]
 # (shape, dtype, device, requires_grad), as torch objects: see tensor_meta().
 Meta = tuple[tuple[int, ...], Any, Any, bool]
 
@@ -190,7 +193,7 @@ class Recorder(TorchFunctionMode):
     """
 
     def __init__(self, root: Any, root_path_map: dict[int, str],
-                 params: dict[int, tuple[str, str, torch.Tensor, str, str]],
+                 params: dict[int, Known],
                  transparent: set[int] | frozenset[int] = frozenset()) -> None:
         super().__init__()
         self.thread = threading.get_ident()
@@ -202,6 +205,9 @@ class Recorder(TorchFunctionMode):
         self.stack: list[CallRec] = []
         self.module_paths = root_path_map
         self.params = params
+        # One node per parameter and module call that reads it, by (tensor id, call index):
+        # a shared or tied tensor is drawn where each call uses it, never as an edge between calls.
+        self.param_nodes: dict[tuple[int, int], _Entry] = {}
         # Modules whose calls are not recorded (torch.compile's wrappers: the module each holds is).
         self.transparent = transparent
         self.call_counts: dict[int, int] = {}
@@ -350,10 +356,14 @@ class Recorder(TorchFunctionMode):
         if mutated:
             produced = outs + [t for t in mutated if not any(t is o for o in outs)]
         outputs = node.outputs
+        params = self.params
         for port, t in enumerate(produced):
             meta = tensor_meta(t)
             outputs.append(meta)
-            producers[id(t)] = (weakref.ref(t), index, port, _version(t), meta)
+            # An op that hands back a parameter itself (weight.to(its own dtype)) does not
+            # become its producer unless it wrote it: other calls read the parameter, not this op.
+            if id(t) not in params or any(t is m for m in mutated):
+                producers[id(t)] = (weakref.ref(t), index, port, _version(t), meta)
         for t in mutated:
             base = _base(t)
             entry = producers[id(t)]
@@ -388,22 +398,43 @@ class Recorder(TorchFunctionMode):
         return entry[1], entry[2], tensor_meta(t)
 
     def _source_of_unknown(self, t: torch.Tensor, version: int) -> _Entry:
-        """A tensor no recorded op produced: a parameter, a buffer or a constant."""
+        """A tensor no recorded op produced (or wrote): a parameter, a buffer or a constant."""
         known = self.params.get(id(t))
-        if known is not None and known[2] is t:
-            name, kind, _, owner, label = known
-            stack = self.stack
-            call = stack[-1]  # usually the module reading its own parameter
-            if call.path != owner:
-                call = next((c for c in reversed(stack) if c.path == owner), call)
-            node = self._new_node(kind, name, label, call)
-        else:
-            node = self._new_node("constant", "constant", "constant", self.stack[-1], self.finder.here())
-            node.value = _preview(t)
+        if known is not None and known[1] is t:
+            return self._parameter_entry(t, version, known)
+        node = self._new_node("constant", "constant", "constant", self.stack[-1], self.finder.here())
+        node.value = _preview(t)
         meta = tensor_meta(t)
         node.outputs.append(meta)
         entry = (weakref.ref(t), node.index, 0, version, meta)
         self.producers[id(t)] = entry
+        return entry
+
+    def _parameter_entry(self, t: torch.Tensor, version: int, known: Known) -> _Entry:
+        """The node of a parameter or buffer in the module call reading it: the innermost open
+        call that owns it under some name (a module reading its own weight, or passing it to a
+        child), else the innermost call (a parent reading a child's weight, a tied head)."""
+        writer = self.writers.get(id(t))
+        if writer is not None and writer[0]() is t:  # written by a recorded op: data flow
+            return writer
+        kind, _, names = known
+        stack = self.stack
+        call = stack[-1]
+        named = next((n for n in names if n[1] == call.path), None)
+        if named is None:
+            for c in reversed(stack):
+                named = next((n for n in names if n[1] == c.path), None)
+                if named is not None:
+                    call = c
+                    break
+        key = (id(t), call.index)
+        entry = self.param_nodes.get(key)
+        if entry is None:
+            name, _, label = named if named is not None else names[0]
+            node = self._new_node(kind, name, label, call)
+            meta = tensor_meta(t)
+            node.outputs.append(meta)
+            entry = self.param_nodes[key] = (weakref.ref(t), node.index, 0, version, meta)
         return entry
 
     def add_output(self, name: str, value: object) -> None:

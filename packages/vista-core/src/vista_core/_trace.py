@@ -21,6 +21,7 @@ from ._graph import (
     NodeError,
     Producer,
     RepeatedBlock,
+    SharedTensor,
     SourceLocation,
     TensorMeta,
     TraceError,
@@ -31,7 +32,7 @@ from ._graph import (
     make_parameter_info,
 )
 from ._lifecycle import Session
-from ._recorder import _CALL_IMPL_CODE, CallRec, Meta, Recorder, meta_text
+from ._recorder import _CALL_IMPL_CODE, CallRec, Known, Meta, Recorder, meta_text
 from ._source import format_traceback, location
 from ._values import named_leaves, safe_repr, short_text
 from ._version import SCHEMA_VERSION, __version__
@@ -233,26 +234,33 @@ def _argument_names(model: Any, count: int) -> list[str]:
     return names[:count]
 
 
-def _model_index(model: Any) -> tuple[dict[int, str], dict[int, tuple[str, str, torch.Tensor, str, str]], set[int]]:
+def _model_index(model: Any) -> tuple[dict[int, str], dict[int, Known], set[int]]:
     """The model's module paths by module id; its parameters and buffers by tensor id as
-    (qualified name, kind, tensor, owner's path, own name), in one walk of its modules (the
-    first path of a shared module or tensor wins, as in named_modules and named_parameters);
-    and the ids of the torch.compile wrappers inside it. Those wrappers are left out of the
-    graph, and the module each holds takes the wrapper's path (``encoder``, not
+    (kind, tensor, every (qualified name, owner's path, own name) of it), in one walk of its
+    modules (the first path of a shared module or tensor comes first, as in named_modules and
+    named_parameters); and the ids of the torch.compile wrappers inside it. Those wrappers are
+    left out of the graph, and the module each holds takes the wrapper's path (``encoder``, not
     ``encoder._orig_mod``), the name the model's code calls it by."""
     paths: dict[int, str] = {}
-    tensors: dict[int, tuple[str, str, torch.Tensor, str, str]] = {}
+    tensors: dict[int, Known] = {}
     wrappers: set[int] = set()
     if isinstance(model, torch.nn.Module):
         modules, wrappers = without_wrappers(list(model.named_modules(remove_duplicate=False)))
         for path, module in modules:
             paths.setdefault(id(module), path)
+        names: dict[int, list[tuple[str, str, str]]] = {}
         for attribute, kind in (("_parameters", "parameter"), ("_buffers", "buffer")):
             for path, module in modules:
                 prefix = path + "." if path else ""
                 for name, t in getattr(module, attribute).items():
-                    if t is not None and id(t) not in tensors:
-                        tensors[id(t)] = (prefix + name, kind, t, path, name)
+                    if t is None:
+                        continue
+                    if id(t) not in tensors:
+                        tensors[id(t)] = (kind, t, ())
+                        names[id(t)] = []
+                    names[id(t)].append((prefix + name, path, name))
+        for key, (kind, t, _) in tensors.items():
+            tensors[key] = (kind, t, tuple(names[key]))
     return paths, tensors, wrappers
 
 
@@ -443,8 +451,27 @@ def _build(rec: Recorder, output: Any, error: BaseException | None) -> Graph:
             RepeatedBlock(parent=f"m{p}", modules=tuple(f"m{c}" for c in run), signature=sigs[run[0]])
             for p, run in blocks
         ),
+        shared_tensors=_shared_tensors(rec, node_ids),
         error=trace_error,
     )
+
+
+def _shared_tensors(rec: Recorder, node_ids: list[str]) -> tuple[SharedTensor, ...]:
+    """The parameters and buffers read in more than one module call, or known by more than one
+    name (tied weights), with all their nodes, in the order of their first node."""
+    nodes: dict[int, list[int]] = {}
+    for (tensor, _call), entry in rec.param_nodes.items():
+        nodes.setdefault(tensor, []).append(entry[1])
+    shared = []
+    for tensor, indices in nodes.items():
+        kind, _, names = rec.params[tensor]
+        if len(indices) > 1 or len(names) > 1:
+            indices.sort()
+            shared.append((indices[0], SharedTensor(
+                name=names[0][0], kind=kind,  # type: ignore[arg-type]  # Known holds a kind
+                names=tuple(n[0] for n in names), nodes=tuple(node_ids[i] for i in indices))))
+    shared.sort(key=lambda pair: pair[0])
+    return tuple(s for _, s in shared)
 
 
 def _raising_call(rec: Recorder, error: BaseException) -> CallRec:
