@@ -145,3 +145,52 @@ export function ropeStack(blocks: number, rotary = false): GraphDocument {
   };
 }
 
+/**
+ * `depth` module calls each inside the one before (`m1` in `m0`, `m2` in `m1`, …), the input
+ * read by one op in the innermost call, whose output is the model's output. Paths are the
+ * calls' own names, as a document that does not repeat the full path at every level has them.
+ */
+export function deepNesting(depth: number): GraphDocument {
+  const modules: GraphDocument["modules"] = [
+    { id: "m0", parent: null, path: "", name: "", class_name: "Nest", class_qualname: "t.Nest", call_index: 0, num_params: 0, num_params_own: 0, signature: "s0" },
+  ];
+  for (let d = 1; d <= depth; d++) {
+    modules.push({ id: `m${d}`, parent: `m${d - 1}`, path: "inner", name: "inner", class_name: "Nest", class_qualname: "t.Nest", call_index: 0, num_params: 0, num_params_own: 0, signature: `s${d}` });
+  }
+  return {
+    schema_version: "1.0",
+    producer: { name: "test", version: "0", torch: "0", python: "3" },
+    modules,
+    nodes: [
+      { id: "n0", kind: "input", name: "x", label: "x", module: "m0", outputs: [T([2, 4])] },
+      { id: "n1", kind: "op", name: "torch.relu", label: "relu", module: `m${depth}`, outputs: [T([2, 4])] },
+      { id: "n2", kind: "output", name: "out", label: "out", module: "m0" },
+    ],
+    edges: [
+      { source: "n0", source_output: 0, target: "n1", target_input: 0, tensor: T([2, 4]) },
+      { source: "n1", source_output: 0, target: "n2", target_input: 0, tensor: T([2, 4]) },
+    ],
+  };
+}
+
+/** `ops` ops in one chain (each reads the one before) inside one module call under the root. */
+export function longChain(ops: number): GraphDocument {
+  const nodes: GraphDocument["nodes"] = [{ id: "n0", kind: "input", name: "x", label: "x", module: "m0", outputs: [T([2, 4])] }];
+  const edges: GraphDocument["edges"] = [];
+  for (let i = 1; i <= ops; i++) {
+    nodes.push({ id: `n${i}`, kind: "op", name: "torch.tanh", label: "tanh", module: "m1", outputs: [T([2, 4])] });
+    edges.push({ source: `n${i - 1}`, source_output: 0, target: `n${i}`, target_input: 0, tensor: T([2, 4]) });
+  }
+  nodes.push({ id: `n${ops + 1}`, kind: "output", name: "out", label: "out", module: "m0" });
+  edges.push({ source: `n${ops}`, source_output: 0, target: `n${ops + 1}`, target_input: 0, tensor: T([2, 4]) });
+  return {
+    schema_version: "1.0",
+    producer: { name: "test", version: "0", torch: "0", python: "3" },
+    modules: [
+      { id: "m0", parent: null, path: "", name: "", class_name: "Chain", class_qualname: "t.Chain", call_index: 0, num_params: 0, num_params_own: 0, signature: "root" },
+      { id: "m1", parent: "m0", path: "body", name: "body", class_name: "Body", class_qualname: "t.Body", call_index: 0, num_params: 0, num_params_own: 0, signature: "body" },
+    ],
+    nodes,
+    edges,
+  };
+}

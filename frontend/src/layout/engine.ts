@@ -8,6 +8,7 @@
 import { addArcs, arcEdges } from "./arcs";
 import { borderField, CONTROL_ZONE, dotLabel, elementIndex, toDot, type LocalEdge } from "./dot";
 import { parseGraphvizJson, type GraphvizLayout } from "./graphviz";
+import { segmentGraph } from "./segments";
 import type { EdgeRoute, LayoutContainerSpec, LayoutGraph, LayoutResult, Point, Rect } from "./types";
 
 /** Renders DOT text to Graphviz `json0` text (with y pointing down). */
@@ -46,8 +47,9 @@ export class LayoutEngine {
     return this.cache.size;
   }
 
-  layout(graph: LayoutGraph): LayoutResult {
+  layout(request: LayoutGraph): LayoutResult {
     const started = now();
+    const { graph, segments } = segmentGraph(request);
     let runs = 0;
     let hits = 0;
     const sizes = new Map<string, { width: number; height: number }>();
@@ -141,8 +143,19 @@ export class LayoutEngine {
     }
 
     // Bottom-up: lay out each container once its open children have sizes.
-    const depth = (id: string): number => ancestry(id).length;
-    const order = [...work.keys()].sort((a, b) => depth(b) - depth(a));
+    // Each depth from its parent's, walking up only to the nearest known one: linear in all.
+    const depths = new Map<string, number>();
+    for (const id of work.keys()) {
+      const unknown: string[] = [];
+      let at: string | undefined = id;
+      while (at !== undefined && !depths.has(at)) {
+        unknown.push(at);
+        at = parentOf.get(at);
+      }
+      let d = at === undefined ? 0 : (depths.get(at) as number);
+      for (let k = unknown.length - 1; k >= 0; k--) depths.set(unknown[k] as string, ++d);
+    }
+    const order = [...work.keys()].sort((a, b) => (depths.get(b) ?? 0) - (depths.get(a) ?? 0));
     for (const id of order) {
       const w = work.get(id) as Work;
       const elements = w.spec.members.map((m) => {
@@ -192,21 +205,26 @@ export class LayoutEngine {
       // The layout is centred in the block, which is widened on the right when an entry port
       // lies under the header's +/- control: the edge to it then crosses the header straight,
       // beside the control.
-      const width = Math.max(w.spec.minWidth, local.width + 2 * CONTAINER_PADDING);
+      // A segment has no border, header or control of its own (see segments.ts).
+      const padding = segments.has(id) ? 0 : CONTAINER_PADDING;
+      const width = Math.max(w.spec.minWidth, local.width + 2 * padding);
       w.inset = (width - local.width) / 2;
-      w.width = width + controlClearance(width, w.inset, local, w.inPorts.size);
-      w.height = w.spec.header + local.height + CONTAINER_PADDING;
+      w.width = width + (segments.has(id) ? 0 : controlClearance(width, w.inset, local, w.inPorts.size));
+      w.height = w.spec.header + local.height + padding;
     }
 
     // Top-down: absolute positions.
     const rects: Record<string, Rect> = {};
     const origins = new Map<string, Point>();
-    const place = (id: string, x: number, y: number): void => {
+    // With a stack of its own, not recursion: modules may nest 10,000 deep.
+    const placing: [string, number, number][] = [[graph.root, 0, 0]];
+    for (let next = placing.pop(); next !== undefined; next = placing.pop()) {
+      const [id, x, y] = next;
       const w = work.get(id);
       if (w === undefined) {
         const s = sizes.get(id) ?? { width: 40, height: 24 };
         rects[id] = { x, y, width: s.width, height: s.height };
-        return;
+        continue;
       }
       rects[id] = { x, y, width: w.width, height: w.height };
       const local = w.local as GraphvizLayout;
@@ -217,10 +235,9 @@ export class LayoutEngine {
         const centre = local.nodes.get(`e${i}`) ?? { x: 0, y: 0 };
         const child = work.get(m);
         const size = child !== undefined ? { width: child.width, height: child.height } : (sizes.get(m) ?? { width: 40, height: 24 });
-        place(m, ox + centre.x - size.width / 2, oy + centre.y - size.height / 2);
+        placing.push([m, ox + centre.x - size.width / 2, oy + centre.y - size.height / 2]);
       });
-    };
-    place(graph.root, 0, 0);
+    }
 
     const pieceInfo = (p: Piece): { points: Point[]; label: Point | null } => {
       const w = work.get(p.container) as Work;
@@ -262,6 +279,7 @@ export class LayoutEngine {
       return { id: r.id, points, label };
     });
 
+    for (const id of segments) delete rects[id];
     const rootRect = rects[graph.root] ?? { x: 0, y: 0, width: 0, height: 0 };
     return {
       width: rootRect.width,

@@ -148,14 +148,17 @@ export function readDocument(input: unknown): GraphIndex {
     if (siblings === undefined) throw new DocumentError(dangling(`modules[${i}].parent`, m.parent, "module", `module ${JSON.stringify(m.id)}`));
     siblings.push(m.id);
   });
+  // Depth-first preorder with a stack of its own: a model may nest 10,000 calls deep.
   const moduleDepth = new Map<string, number>();
   const order: string[] = [];
-  const visit = (id: string, depth: number): void => {
+  const pending: [string, number][] = [[root, 0]];
+  for (let next = pending.pop(); next !== undefined; next = pending.pop()) {
+    const [id, depth] = next;
     moduleDepth.set(id, depth);
     order.push(id);
-    for (const c of moduleChildren.get(id) ?? []) visit(c, depth + 1);
-  };
-  visit(root, 0);
+    const children = moduleChildren.get(id) ?? [];
+    for (let i = children.length - 1; i >= 0; i--) pending.push([children[i] as string, depth + 1]);
+  }
   if (order.length !== modules.size) {
     throw new DocumentError("Invalid graph document: the module tree has a cycle.");
   }
@@ -178,17 +181,15 @@ export function readDocument(input: unknown): GraphIndex {
     }
   });
 
+  // In reverse preorder every call comes after its children, so theirs are known.
   const moduleFirstNode = new Map<string, number>();
-  const firstNode = (id: string): number => {
-    const known = moduleFirstNode.get(id);
-    if (known !== undefined) return known;
+  for (let k = order.length - 1; k >= 0; k--) {
+    const id = order[k] as string;
     let best = Number.POSITIVE_INFINITY;
     for (const n of moduleNodes.get(id) ?? []) best = Math.min(best, nodeIndex.get(n) ?? best);
-    for (const c of moduleChildren.get(id) ?? []) best = Math.min(best, firstNode(c));
+    for (const c of moduleChildren.get(id) ?? []) best = Math.min(best, moduleFirstNode.get(c) ?? best);
     moduleFirstNode.set(id, best);
-    return best;
-  };
-  for (const id of order.slice().reverse()) firstNode(id);
+  }
 
   const folds = new Map<string, FoldGroup>();
   const foldOf = new Map<string, string>();
