@@ -38,13 +38,22 @@ nox.options.sessions = [
     "browser",
     "notebooks",
     "benchmarks_smoke",
+    "wheels",
 ]
+
+#: Where `nox -s build` puts the wheels and sdists (of every package under packages/).
+DIST = ROOT / "dist"
 
 
 def install(session: nox.Session, *args: str) -> None:
-    """pip install with the repository's constraints (torch pinned). numpy comes along: torch
-    works without it but warns at import, and users' environments have it."""
-    session.install("-c", CONSTRAINTS, "numpy", *args)
+    """pip install with the repository's constraints (torch pinned; numpy comes with vista-core,
+    which declares it because torch warns at import without it)."""
+    session.install("-c", CONSTRAINTS, *args)
+
+
+def package_dirs() -> list[Path]:
+    """Every package of the monorepo: each folder under packages/ with a pyproject.toml."""
+    return sorted(p.parent for p in (ROOT / "packages").glob("*/pyproject.toml"))
 
 
 def ensure_chromium(session: nox.Session) -> None:
@@ -172,3 +181,22 @@ def hypothesis_long(session: nox.Session) -> None:
     session.run("pytest", "packages/vista-core/tests", "-k", "property", *session.posargs,
                 env={"VISTA_HYPOTHESIS_PROFILE": "long"})
 
+
+@nox.session(python=PYTHON)
+def build(session: nox.Session) -> None:
+    """Wheels and sdists of every package under packages/ into dist/ (emptied first), and
+    `twine check --strict` of their metadata."""
+    session.install("build", "twine")
+    shutil.rmtree(DIST, ignore_errors=True)
+    for package in package_dirs():
+        session.run("python", "-m", "build", "--outdir", str(DIST), str(package))
+    session.run("twine", "check", "--strict", *sorted(str(p) for p in DIST.iterdir()))
+
+
+@nox.session(python=PYTHON, requires=["build"])
+def wheels(session: nox.Session) -> None:
+    """The built wheels (not the source tree) installed into a fresh venv: the demo, a trace,
+    the `vista` command and a plain-Python trace_model run there (tests-integration/wheels)."""
+    install(session, "pytest")
+    session.run("pytest", "tests-integration/wheels", *session.posargs,
+                env={"VISTA_DIST": str(DIST), "VISTA_CONSTRAINTS": CONSTRAINTS})
