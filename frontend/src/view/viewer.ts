@@ -21,17 +21,11 @@ import { createMeasure, type Measure } from "./measure";
 import { GraphRenderer } from "./render";
 import { mark } from "../perf";
 import css from "./styles.css";
+import type { ViewerOptions } from "../model/schema.generated";
 import { HOST_THEME_ATTRIBUTE, PALETTES, resolveTheme, type Palette, type ThemeName, type ThemeOption } from "./theme";
 
-export interface ViewerOptions {
-  /** Initial open depth: 0 = the model as one box, 1 (default) = the model's children as boxes. */
-  depth?: number;
-  theme?: ThemeOption;
-  showParameters?: boolean;
-  showConstants?: boolean;
-  /** CSS height of the viewer, default "100%" (never below 360px). */
-  height?: string;
-}
+/** The options of mount(): generated from vista-schema's viewer-options.schema.json, which Python checks too. */
+export type { ViewerOptions } from "../model/schema.generated";
 
 export interface ViewerHandle {
   readonly ready: Promise<void>;

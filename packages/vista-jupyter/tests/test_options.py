@@ -23,7 +23,7 @@ class CountingModel(torch.nn.Module):
 @pytest.mark.parametrize(
     ("option", "value", "error", "allowed"),
     [
-        ("depth", -1, ValueError, "0 or more"),
+        ("depth", -1, ValueError, "an int from 0 up"),
         ("depth", "2", TypeError, "int"),
         ("depth", True, TypeError, "int"),
         ("depth", 1.5, TypeError, "int"),
@@ -79,3 +79,31 @@ def test_replace_checks_and_rejects_unknown_names() -> None:
         options.replace(theme="sepia")
     with pytest.raises(TypeError, match=r"'colour'.*the options are: depth, theme"):
         options.replace(colour="red")
+
+
+@pytest.mark.parametrize("kwargs", [{"depth": 5000}, {"height": "10vmin"}, {"height": "0.5dvh"}, {"height": 1}])
+def test_render_html_and_trace_model_take_the_same_options(kwargs: dict[str, Any]) -> None:
+    # Both read vista-schema's viewer-options schema: what one takes, the other takes.
+    import vista_core
+    from vista_render_html import render_html
+
+    graph = vista_core.trace(CountingModel(), torch.ones(2))
+    render_html(graph, **kwargs)
+    DisplayOptions.create(**kwargs)
+    trace_model(CountingModel(), torch.ones(2), display=False, **kwargs)
+
+
+@pytest.mark.parametrize("kwargs", [{"height": "0px"}, {"depth": -1}, {"height": "10 vmin"}, {"theme": "Dark"},
+                                    {"show_constants": 0}])
+def test_render_html_and_trace_model_refuse_alike(kwargs: dict[str, Any]) -> None:
+    import vista_core
+    from vista_render_html import render_html
+
+    model = CountingModel()
+    graph = vista_core.trace(model, torch.ones(2))
+    with pytest.raises((TypeError, ValueError)) as from_page:
+        render_html(graph, **kwargs)
+    with pytest.raises(type(from_page.value)) as from_trace:
+        trace_model(model, torch.ones(2), display=False, **kwargs)
+    assert str(from_page.value) == str(from_trace.value)
+    assert model.calls == 1  # the options were refused before the model ran again

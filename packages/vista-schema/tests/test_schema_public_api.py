@@ -8,8 +8,9 @@ import sys
 import vista_schema
 
 EXPECTED = {
-    "SCHEMA_VERSION", "SchemaError", "SchemaVersionError", "VistaError", "__version__", "check_finite",
-    "check_schema_version", "parse_json", "read_document", "schema", "validate_document",
+    "SCHEMA_VERSION", "SchemaError", "SchemaVersionError", "VistaError", "__version__", "check_css_length",
+    "check_finite", "check_schema_version", "check_viewer_options", "host_theme_schema", "parse_json",
+    "read_document", "schema", "validate_document", "viewer_options_schema",
 }
 
 

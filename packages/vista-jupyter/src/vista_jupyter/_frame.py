@@ -21,6 +21,9 @@ notebook shows no theme, "auto" follows the system setting as before.
 from __future__ import annotations
 
 import html
+import json
+
+from vista_schema import host_theme_schema
 
 __all__ = ["SANDBOX", "iframe_html"]
 
@@ -28,7 +31,8 @@ __all__ = ["SANDBOX", "iframe_html"]
 SANDBOX = "allow-scripts allow-downloads"
 
 # Runs in the notebook's page, right after the frame (its previous sibling): posts the notebook's
-# theme to the frame as {type: "vista:host-theme", theme: "light" | "dark"}.
+# theme to the frame as the message of vista-schema's host-theme.schema.json (its "type" is
+# filled in from the schema below).
 _HOST_THEME_SCRIPT = """<script>
 (function () {
   var script = document.currentScript, frame = script && script.previousElementSibling;
@@ -43,7 +47,7 @@ _HOST_THEME_SCRIPT = """<script>
   function post(target) {
     var value = theme();
     if (value === null || !target.contentWindow) return;
-    target.contentWindow.postMessage({ type: "vista:host-theme", theme: value }, "*");
+    target.contentWindow.postMessage({ type: __HOST_THEME_TYPE__, theme: value }, "*");
   }
   // On every load of the frame (also when the notebook re-attaches it), now (in case it has
   // loaded already), and on every theme change; the watcher holds the frame weakly, so a
@@ -59,7 +63,7 @@ _HOST_THEME_SCRIPT = """<script>
   });
   watch.observe(document.body, { attributes: true, attributeFilter: ["data-jp-theme-light", "class"] });
 })();
-</script>"""
+</script>""".replace("__HOST_THEME_TYPE__", json.dumps(host_theme_schema()["properties"]["type"]["const"]))
 
 
 def iframe_html(page: str, *, height: str, width: str, title: str) -> str:
@@ -68,7 +72,7 @@ def iframe_html(page: str, *, height: str, width: str, title: str) -> str:
     The page goes into the ``srcdoc`` attribute escaped as attribute text, so nothing in it
     (quotes, ``</iframe>``, model names) can end the attribute or the element early. The
     notebook-side theme script follows the frame (see the module docstring).
-    ``height``/``width`` must already be checked CSS lengths (see ``_options.css_length``).
+    ``height``/``width`` must already be checked CSS lengths (see ``vista_schema.check_css_length``).
     """
     style = f"width: {width}; height: {height}; border: 0; display: block; max-width: 100%;"
     return (

@@ -1,82 +1,30 @@
 """The display options of ``trace_model`` and ``VistaGraph``: checked once, then passed on.
 
-Every check names the argument, shows the rejected value with ``!r`` and says what is allowed,
-like vista-core's own input errors. Wrong types raise :class:`TypeError`, values of the right
-type outside the allowed range raise :class:`ValueError`.
+The viewer's options are checked against vista-schema's viewer-options JSON Schema, the one
+home of those rules (render_html and the viewer's types use the same); ``width``, the notebook
+frame's own, is the same schema's CSS length. Every check names the argument, shows the
+rejected value with ``!r`` and says what is allowed. Wrong types raise :class:`TypeError`,
+values of the right type outside the allowed range raise :class:`ValueError`.
 """
 
 from __future__ import annotations
 
 import dataclasses
-import re
 from dataclasses import dataclass
-from typing import Any, Literal
+from typing import Any, Literal, cast
 
-__all__ = ["DEFAULT_HEIGHT", "DEFAULT_WIDTH", "THEMES", "DisplayOptions", "Theme", "css_length"]
+from vista_schema import check_css_length, check_viewer_options, viewer_options_schema
+
+__all__ = ["DEFAULT_HEIGHT", "DEFAULT_WIDTH", "THEMES", "DisplayOptions", "Theme"]
 
 Theme = Literal["auto", "light", "dark"]
-THEMES: tuple[Theme, ...] = ("auto", "light", "dark")
+#: The themes the viewer-options schema allows, in its order.
+THEMES: tuple[Theme, ...] = tuple(viewer_options_schema()["properties"]["theme"]["enum"])
 
 #: Height of the output frame in a notebook: tall enough for a few module boxes and the toolbar.
 DEFAULT_HEIGHT = 600
 #: Width of the output frame: the whole width of the output area.
 DEFAULT_WIDTH = "100%"
-
-_CSS_LENGTH = re.compile(r"(?:\d+(?:\.\d+)?|\.\d+)(?:px|em|rem|vh|vw|%|cm|mm|in|pt|pc|ch|ex)")
-
-
-def css_length(name: str, value: object) -> str:
-    """``value`` as a CSS length: an int is pixels, a str must be a number with a unit.
-
-    ``name`` is the argument's name, used in the error message.
-    """
-    if isinstance(value, bool) or not isinstance(value, (int, str)):
-        raise TypeError(
-            f"Invalid {name!r} argument: {value!r} (type {type(value).__name__}). Pass a number of "
-            f"pixels such as {name}=600, or a CSS length such as {name}='80vh' or {name}='100%'."
-        )
-    if isinstance(value, int):
-        if value <= 0:
-            raise ValueError(
-                f"Invalid {name!r} argument: {value!r}. A size in pixels must be a positive int, e.g. 600."
-            )
-        return f"{value}px"
-    text = value.strip()
-    if not _CSS_LENGTH.fullmatch(text) or float(re.sub(r"[a-z%]+$", "", text)) <= 0:
-        raise ValueError(
-            f"Invalid {name!r} argument: {value!r}. Pass a positive CSS length with a unit "
-            "(px, em, rem, vh, vw, %, ...), e.g. '600px', '80vh' or '100%', or an int number of pixels."
-        )
-    return text
-
-
-def _check_bool(name: str, value: object) -> bool:
-    if not isinstance(value, bool):
-        raise TypeError(f"Invalid {name!r} argument: {value!r} (type {type(value).__name__}). Pass True or False.")
-    return value
-
-
-def _check_depth(value: object) -> int | None:
-    if value is None:
-        return None
-    if isinstance(value, bool) or not isinstance(value, int):
-        raise TypeError(
-            f"Invalid 'depth' argument: {value!r} (type {type(value).__name__}). Pass an int number of "
-            "module levels to open at first (0 shows only the model's box, 1 its children, ...), or "
-            "None for the viewer's default."
-        )
-    if value < 0:
-        raise ValueError(f"Invalid 'depth' argument: {value!r}. The depth must be 0 or more, or None.")
-    return value
-
-
-def _check_theme(value: object) -> Theme:
-    if not isinstance(value, str) or value not in THEMES:
-        raise (ValueError if isinstance(value, str) else TypeError)(
-            f"Invalid 'theme' argument: {value!r}. Pass one of {', '.join(map(repr, THEMES))}; 'auto' "
-            "follows the browser's light or dark preference."
-        )
-    return value
 
 
 @dataclass(frozen=True)
@@ -106,13 +54,15 @@ class DisplayOptions:
         show_constants: object = True,
     ) -> DisplayOptions:
         """Check each option and return them; raises TypeError/ValueError naming a bad one."""
+        viewer = check_viewer_options(depth=depth, theme=theme, height=height, show_parameters=show_parameters,
+                                      show_constants=show_constants)
         return cls(
-            depth=_check_depth(depth),
-            theme=_check_theme(theme),
-            height=css_length("height", height),
-            width=css_length("width", width),
-            show_parameters=_check_bool("show_parameters", show_parameters),
-            show_constants=_check_bool("show_constants", show_constants),
+            depth=viewer.get("depth"),
+            theme=cast(Theme, viewer["theme"]),
+            height=viewer["height"],
+            width=check_css_length("width", width),
+            show_parameters=viewer["showParameters"],
+            show_constants=viewer["showConstants"],
         )
 
     def replace(self, **changes: Any) -> DisplayOptions:

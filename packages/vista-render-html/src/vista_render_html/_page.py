@@ -13,6 +13,8 @@ from typing import Any
 
 import jinja2
 
+from vista_schema import host_theme_schema
+
 from ._bundle import asset_payload, bundle_payload
 from ._document import read_document
 from ._embed import document_payload
@@ -117,7 +119,13 @@ def _render(data: dict[str, Any], options: PageOptions) -> str:
         pdf_b64=asset_payload("pdf"),
         graph_b64=document_payload(data),
         generator=f"vista-render-html {__version__}",
+        host_theme_type=_HOST_THEME["properties"]["type"]["const"],
+        host_themes=_HOST_THEME["properties"]["theme"]["enum"],
     )
+
+
+# The message a notebook posts in with its theme: the page's listener accepts what its schema says.
+_HOST_THEME = host_theme_schema()
 
 
 def _default_title(data: dict[str, Any]) -> str:

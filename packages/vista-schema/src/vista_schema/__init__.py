@@ -2,7 +2,9 @@
 
 The versioned JSON Schema of the graph document (:func:`schema`), the schema version
 (:data:`SCHEMA_VERSION`), the one version check every reader uses, reading a document as
-a renderer needs it (:func:`read_document`) and full validation (:func:`validate_document`).
+a renderer needs it (:func:`read_document`) and full validation (:func:`validate_document`);
+and the JSON Schemas of the viewer's options and of the host-theme message, with the checks
+of the options read from them (:func:`check_viewer_options`).
 vista-core and vista-render-html both read documents through this package and re-export its
 exceptions, so a tool or a web service can check and render saved documents where torch is
 not installed.
@@ -11,6 +13,7 @@ not installed.
 from __future__ import annotations
 
 from ._exceptions import SchemaError, SchemaVersionError, VistaError
+from ._options import check_css_length, check_viewer_options, host_theme_schema, viewer_options_schema
 from ._reading import check_finite, check_schema_version, parse_json, read_document
 from ._validate import schema, validate_document
 from ._version import SCHEMA_VERSION, __version__
@@ -21,10 +24,14 @@ __all__ = [
     "SchemaVersionError",
     "VistaError",
     "__version__",
+    "check_css_length",
     "check_finite",
     "check_schema_version",
+    "check_viewer_options",
+    "host_theme_schema",
     "parse_json",
     "read_document",
     "schema",
     "validate_document",
+    "viewer_options_schema",
 ]
