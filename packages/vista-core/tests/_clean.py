@@ -2,8 +2,8 @@
 tracing left it as it found it.
 
 Tracing must leave no torch-function mode on the stack, no global module hook, no attribute
-added to (or replaced in) torch's namespaces, and no change to the traced model (its
-parameters, buffers, per-module hooks, attributes and training flags). ``torch_left_clean()``
+added to (or replaced in) torch's namespaces, no SIGINT handler of Vista's, and no change to
+the traced model (its parameters, buffers, per-module hooks, attributes and training flags). ``torch_left_clean()``
 snapshots all of that, runs the body, and compares; the ``torch_clean`` fixture in
 ``conftest.py`` does the same around a whole test.
 """
@@ -11,6 +11,7 @@ snapshots all of that, runs the body, and compares; the ``torch_clean`` fixture 
 from __future__ import annotations
 
 import gc
+import signal
 import sys
 import threading
 import warnings
@@ -93,6 +94,7 @@ def torch_state() -> dict[str, object]:
         "threading trace function": threading.gettrace(),
         "threading profile function": threading.getprofile(),
         "recursion limit": sys.getrecursionlimit(),
+        "SIGINT handler": signal.getsignal(signal.SIGINT),
         "garbage collector enabled": gc.isenabled(),
         "garbage collector thresholds": gc.get_threshold(),
         "warnings filters": tuple(warnings.filters),

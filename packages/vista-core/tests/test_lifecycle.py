@@ -19,7 +19,10 @@ from typing import Any
 
 import pytest
 import torch
+import torch._dynamo  # so the compile stance is set and put back under interrupts too
 from _clean import bitwise_equal, torch_left_clean
+from hypothesis import event, given
+from hypothesis import strategies as st
 from torch import nn
 from torch.overrides import TorchFunctionMode
 
@@ -204,3 +207,230 @@ def test_a_trace_leaves_torch_clean_with_modes_around_it() -> None:
     model = nn.Linear(3, 3)
     with Counting(), torch_left_clean(model):
         vista_core.trace(model, torch.randn(1, 3))
+
+
+# -- interrupts ------------------------------------------------------------------------------
+
+class Small(nn.Module):
+    def __init__(self) -> None:
+        super().__init__()
+        self.lin = nn.Linear(3, 3)
+        self.inner = nn.Sequential(nn.ReLU(), nn.Linear(3, 2))
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        return self.inner(self.lin(x) + 1)
+
+
+def _lifecycle_codes() -> frozenset[Any]:
+    """The code that starts and stops a trace, whose every bytecode an interrupt may hit."""
+    from torch.nn.modules import module as nn_module
+    from torch.utils.hooks import RemovableHandle
+
+    from vista_core import _compiled, _lifecycle, _trace
+
+    functions = [
+        _trace.capture, _lifecycle.Session.open, _lifecycle.Session.start, _lifecycle.Session.stop,
+        _lifecycle.Session.close, _lifecycle.Session.untraced, _lifecycle.Session._deliver_waiting,
+        _lifecycle._hold_interrupts,
+        _lifecycle._release_interrupts, _lifecycle._take_waiting, _lifecycle.insert_mode,
+        _lifecycle.remove_mode, _compiled.hold_eager, _compiled.release_eager,
+        nn_module.register_module_forward_hook, nn_module.register_module_forward_pre_hook,
+        RemovableHandle.__init__, RemovableHandle.remove,
+    ]
+    return frozenset(f.__code__ for f in functions)
+
+
+#: Opcodes after which CPython 3.11 and later look for a pending signal (besides a frame's start).
+_CHECKS = frozenset(name for name in __import__("dis").opname
+                    if name.startswith(("CALL", "PRECALL")) or name in ("JUMP_BACKWARD", "POP_JUMP_BACKWARD_IF_TRUE",
+                                                                     "POP_JUMP_BACKWARD_IF_FALSE",
+                                                                     "POP_JUMP_BACKWARD_IF_NONE",
+                                                                     "POP_JUMP_BACKWARD_IF_NOT_NONE"))
+
+
+def _interrupt_at_check(target: int, codes: frozenset[Any], model: nn.Module, x: torch.Tensor) -> tuple[str, int]:
+    """Trace ``model`` with SIGINT handled, as Ctrl-C is, at the ``target``-th place in
+    ``codes`` where the interpreter looks for pending signals; the outcome and the number of
+    such places seen. The current SIGINT handler gets the signal there, as from CPython."""
+    import dis
+    import signal
+    import sys
+
+    seen = 0
+    last: dict[Any, str] = {}
+
+    def local(frame: Any, event: str, arg: Any) -> Any:
+        nonlocal seen
+        if event == "opcode":
+            previous = last.get(frame)
+            last[frame] = dis.opname[frame.f_code.co_code[frame.f_lasti]]
+            if previous is None or previous in _CHECKS:
+                seen += 1
+                if seen == target:
+                    handler = signal.getsignal(signal.SIGINT)
+                    assert callable(handler)
+                    handler(signal.SIGINT, frame)
+        return local
+
+    def calls(frame: Any, event: str, arg: Any) -> Any:
+        if frame.f_code in codes:
+            frame.f_trace_opcodes = True
+            return local
+        return None
+
+    outcome = "no interrupt"
+    sys.settrace(calls)
+    try:
+        result = vista_core.capture(model, x)
+    except KeyboardInterrupt:
+        outcome = "raised by capture"
+    else:
+        if isinstance(result.exception, KeyboardInterrupt):
+            outcome = "returned in Capture"
+            result.graph.to_json()  # the partial graph is a document
+        else:
+            assert result.exception is None
+    finally:
+        sys.settrace(None)
+    return outcome, seen
+
+
+def test_interrupt_at_every_bytecode_of_start_and_stop_leaves_nothing_behind() -> None:
+    """SIGINT at each place of capture(), Session.start/stop and what they call (the hooks'
+    registration, the mode stack, the compile stance) where CPython handles signals: torch is
+    left as it was, and the interrupt is never lost."""
+    import torch._dynamo  # so the compile stance is set and put back too
+    from _clean import _diff, torch_state
+
+    model, x = Small(), torch.randn(2, 3)
+    codes = _lifecycle_codes()
+    _, total = _interrupt_at_check(0, codes, model, x)
+    assert total > 100, "the bytecodes of start and stop were not all seen"
+    outcomes: dict[str, int] = {}
+    before = torch_state()
+    for target in range(1, total + 1):
+        outcome, _ = _interrupt_at_check(target, codes, model, x)
+        problems = _diff(before, torch_state())
+        assert not problems, f"interrupt at bytecode {target} of {total} left: {problems}"
+        assert outcome != "no interrupt", f"the interrupt at bytecode {target} of {total} was lost"
+        outcomes[outcome] = outcomes.get(outcome, 0) + 1
+    # Every place is outside the forward pass, where an interrupt propagates from capture().
+    assert outcomes == {"raised by capture": total}, outcomes
+
+
+def test_interrupt_in_the_forward_reaches_it_as_plainly() -> None:
+    import _thread
+
+    class Interrupted(nn.Module):
+        def forward(self, x: torch.Tensor) -> torch.Tensor:
+            y = x * 2
+            _thread.interrupt_main()
+            for _ in range(100):
+                y = y + 1
+            return y
+
+    with torch_left_clean():
+        result = vista_core.capture(Interrupted(), torch.randn(2))
+    assert isinstance(result.exception, KeyboardInterrupt)
+    labels = [n.label for n in result.graph.ops()]
+    assert labels[0] == "mul" and len(labels) < 101
+
+
+def test_interrupt_while_starting_goes_to_the_callers_handler_once() -> None:
+    """A handler of the caller's own (one that does not raise) gets a deferred interrupt once,
+    after Vista started, and is the handler again afterwards."""
+    import signal
+
+    from vista_core import _lifecycle
+
+    received: list[int] = []
+
+    def handler(signum: int, frame: Any) -> None:
+        received.append(signum)
+
+    original = _lifecycle.insert_mode
+
+    def insert_then_interrupt(mode: Any, position: int) -> None:
+        original(mode, position)
+        signal.raise_signal(signal.SIGINT)  # handled at once, inside start(): it must wait
+
+    previous = signal.signal(signal.SIGINT, handler)
+    try:
+        _lifecycle.insert_mode = insert_then_interrupt  # type: ignore[assignment]
+        try:
+            result = vista_core.capture(Small(), torch.randn(2, 3))
+        finally:
+            _lifecycle.insert_mode = original
+        assert signal.getsignal(signal.SIGINT) is handler
+    finally:
+        signal.signal(signal.SIGINT, previous)
+    assert received == [signal.SIGINT]
+    assert result.exception is None
+    assert [n.label for n in result.graph.ops()] == ["linear", "add", "relu", "linear"]
+
+
+class Medium(nn.Module):
+    """About a hundred ops and module calls: long enough that a timer lands anywhere in it."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.blocks = nn.ModuleList(nn.Sequential(nn.Linear(8, 8), nn.LayerNorm(8), nn.GELU()) for _ in range(12))
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        for block in self.blocks:
+            x = block(x) + x
+        return x
+
+
+def _interrupted_by_timer(model: nn.Module, x: torch.Tensor, delay: float) -> str:
+    """Trace ``model`` while a timer raises Ctrl-C's SIGINT after ``delay`` seconds; the outcome."""
+    import _thread
+    import threading
+
+    timer = threading.Timer(delay, _thread.interrupt_main)
+    outcome = "no interrupt"
+    try:
+        timer.start()
+        result = vista_core.capture(model, x)
+        if isinstance(result.exception, KeyboardInterrupt):
+            outcome = "returned in Capture"
+            vista_core.validate_document(result.graph.to_json())
+        else:
+            assert result.exception is None
+            outcome = "traced"
+        timer.join()
+        for _ in range(3):  # a signal that came in late is handled here
+            (lambda: None)()
+    except KeyboardInterrupt:
+        outcome = "raised" if outcome == "no interrupt" else "raised after " + outcome
+    while timer.is_alive():
+        try:
+            timer.join()
+            (lambda: None)()
+        except KeyboardInterrupt:
+            outcome = "raised late"
+    return outcome
+
+
+_TRACE_SECONDS: list[float] = []
+
+
+@given(fraction=st.floats(0.0, 1.3))
+def test_property_interrupts_at_random_moments_leave_nothing_behind(fraction: float) -> None:
+    """Ctrl-C at a random moment of a trace (hundreds of times in ``nox -s hypothesis_long``):
+    torch is left as it was, and a returned partial graph is a valid document."""
+    import time
+
+    from _clean import _diff, torch_state
+
+    torch.manual_seed(0)
+    model, x = Medium(), torch.randn(2, 8)
+    if not _TRACE_SECONDS:
+        start = time.perf_counter()
+        vista_core.capture(model, x)
+        _TRACE_SECONDS.append(time.perf_counter() - start)
+    before = torch_state()
+    outcome = _interrupted_by_timer(model, x, fraction * _TRACE_SECONDS[0])
+    problems = _diff(before, torch_state())
+    assert not problems, f"an interrupt ({outcome}) after {fraction:.3f} of a trace left: {problems}"
+    event(outcome)

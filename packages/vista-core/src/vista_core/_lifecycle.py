@@ -6,13 +6,24 @@ caller entered, so the forward pass pops and pushes modes exactly as it does pla
 it leaves that was entered before the trace is that mode, never Vista's); afterwards exactly
 Vista's mode is taken off, wherever it is, and every other mode stays where it is. Under the
 caller's modes the recorder sees each call as torch runs it, after those modes handled it.
+
+A KeyboardInterrupt can arrive at any bytecode. While a trace runs on the main thread, Vista's
+SIGINT handler stands in for the caller's: an interrupt that arrives while Vista changes or
+restores torch's state waits until that is done and is then handed to the caller's handler
+(which raises KeyboardInterrupt); any other interrupt goes to the caller's handler at once, so
+the forward pass is interrupted exactly as it is plainly. Other threads get no signals.
 """
 
 from __future__ import annotations
 
 import contextlib
-from collections.abc import Iterator
-from typing import Any
+import gc
+import signal
+import sys
+import threading
+from collections.abc import Callable, Iterator
+from types import FrameType
+from typing import Any, TypeVar
 
 import torch
 from torch.nn.modules.module import register_module_forward_hook, register_module_forward_pre_hook
@@ -21,7 +32,10 @@ from torch.utils.hooks import RemovableHandle
 from ._compiled import hold_eager, release_eager
 from ._recorder import Recorder
 
-__all__ = ["Session", "insert_mode", "mode_removed", "remove_mode"]
+__all__ = ["Session", "insert_mode", "interrupts_wait_in", "mode_removed", "remove_mode"]
+
+T = TypeVar("T")
+F = TypeVar("F", bound=Callable[..., Any])
 
 _stack_length = torch._C._len_torch_function_stack
 _stack_at = torch._C._get_function_stack_at
@@ -65,16 +79,102 @@ def mode_removed(mode: Any) -> Iterator[None]:
             insert_mode(mode, min(position, _stack_length()))
 
 
+class _Interrupts:
+    """The SIGINT handler held by the traces running on the main thread (a trace inside a
+    trace holds it twice), the caller's handler it stands in for, and an interrupt waiting."""
+
+    holders = 0
+    caller: Any = None
+    waiting = False
+
+
+def _on_interrupt(signum: int, frame: FrameType | None) -> None:
+    """Vista's SIGINT handler: the interrupt waits (see :class:`Session`), or goes on to the
+    caller's handler."""
+    if frame is not None and frame.f_code in _OWN_BYTECODE:
+        _Interrupts.waiting = True
+        return
+    current = frame
+    while current is not None:
+        if current.f_code in _GUARDED:
+            _Interrupts.waiting = True
+            return
+        current = current.f_back
+    _Interrupts.caller(signum, frame)
+
+
+def _hold_interrupts() -> bool:
+    """Stand in for the caller's SIGINT handler (on the main thread, where signals arrive, and
+    if that handler is a Python function); False if nothing was done."""
+    if _Interrupts.holders == 0:
+        if threading.current_thread() is not threading.main_thread():
+            return False
+        caller = signal.getsignal(signal.SIGINT)
+        if not callable(caller) or caller is _on_interrupt:
+            return False
+        _Interrupts.caller = caller
+        _Interrupts.waiting = False
+        try:
+            signal.signal(signal.SIGINT, _on_interrupt)
+        except ValueError:  # not the main interpreter: signals are not ours to handle
+            return False
+    elif threading.current_thread() is not threading.main_thread():
+        return False
+    _Interrupts.holders += 1
+    return True
+
+
+def _release_interrupts() -> None:
+    """Undo one :func:`_hold_interrupts` that returned True; the last one puts the caller's
+    handler back, unless the forward pass installed one of its own meanwhile."""
+    _Interrupts.holders -= 1
+    if _Interrupts.holders == 0 and signal.getsignal(signal.SIGINT) is _on_interrupt:
+        signal.signal(signal.SIGINT, _Interrupts.caller)
+
+
+def _take_waiting() -> bool:
+    """Whether an interrupt waited (and it no longer waits)."""
+    waiting, _Interrupts.waiting = _Interrupts.waiting, False
+    return waiting
+
+
 class Session:
-    """One trace's hold on torch, from :meth:`start` to :meth:`stop`. ``stop()`` undoes what
-    ``start()`` did, also after a ``start()`` cut short by an exception, and leaves what the
-    forward pass did to the mode stack as it is."""
+    """One trace's hold on torch. In ``capture()``::
+
+        session = Session(recorder, quiet_wrappers=...)
+        try:
+            session.open()
+            session.untraced(add_inputs, ...)
+            try:
+                session.start()
+                output = model(...)
+            finally:
+                session.stop()
+            graph = session.untraced(build, ...)
+        finally:
+            session.close()
+
+    Between ``open()`` and ``close()`` Vista's SIGINT handler stands in for the caller's: an
+    interrupt waits while ``open``, ``start``, ``stop`` or ``close`` runs, or the bytecode of
+    ``capture`` or ``untraced`` itself (between the steps), and is raised at the end of the
+    next of those methods; elsewhere (the forward pass, Vista's own work) it is raised at
+    once. Each method undoes only what was done, also after an earlier step was cut short.
+    """
 
     def __init__(self, recorder: Recorder, *, quiet_wrappers: bool) -> None:
         self.recorder = recorder
         self.quiet_wrappers = quiet_wrappers
+        self._interrupts = False
+        self._collecting = False
         self._eager = False
         self._handles: list[RemovableHandle] = []
+
+    def open(self) -> None:
+        """Hold SIGINT and pause the cyclic garbage collector."""
+        self._interrupts = _hold_interrupts()
+        self._collecting = gc.isenabled()
+        gc.disable()
+        self._deliver_waiting()
 
     def start(self) -> None:
         """Make compiled code run eagerly, install the module hooks, insert the mode."""
@@ -83,6 +183,7 @@ class Session:
         self._handles.append(register_module_forward_pre_hook(recorder._pre_hook))
         self._handles.append(register_module_forward_hook(recorder._post_hook, always_call=True))
         insert_mode(recorder, 0)
+        self._deliver_waiting()
 
     def stop(self) -> None:
         """Take the mode off, remove the hooks, put the compile stance back."""
@@ -97,3 +198,46 @@ class Session:
                 if self._eager:
                     self._eager = False
                     release_eager(quiet_wrappers=self.quiet_wrappers)
+        self._deliver_waiting()
+
+    def close(self) -> None:
+        """Undo what is still done (after an exception), resume the garbage collector and put
+        the caller's SIGINT handler back."""
+        try:
+            self.stop()
+        finally:
+            if self._collecting:
+                self._collecting = False
+                gc.enable()
+            if self._interrupts:
+                self._interrupts = False
+                waiting = _take_waiting()
+                caller = _Interrupts.caller
+                _release_interrupts()
+                # One that arrived while the caller's handler was put back waited too.
+                if _take_waiting() or waiting:
+                    caller(signal.SIGINT, sys._getframe())
+
+    def untraced(self, function: Callable[..., T], *args: Any) -> T:
+        """``function(*args)`` with torch functions undisturbed by anyone's modes: Vista's own
+        reads of tensors are hidden from the caller's modes, which see what they see plainly."""
+        with torch._C.DisableTorchFunction():
+            return function(*args)
+
+    def _deliver_waiting(self) -> None:
+        if self._interrupts and _take_waiting():
+            _Interrupts.caller(signal.SIGINT, sys._getframe())
+
+
+#: Code that an interrupt must not cut short: anything running inside these frames.
+_GUARDED = frozenset(f.__code__ for f in (Session.open, Session.start, Session.stop, Session.close,
+                                          Session._deliver_waiting, _hold_interrupts, _release_interrupts))
+#: Code whose own bytecode an interrupt waits for (not the code it calls).
+_OWN_BYTECODE = {Session.untraced.__code__}
+
+
+def interrupts_wait_in(function: F) -> F:
+    """Make interrupts that hit ``function``'s own bytecode (between its calls) wait for the
+    session's next step, as they do in :meth:`Session.untraced` (``capture`` uses it)."""
+    _OWN_BYTECODE.add(function.__code__)
+    return function

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import gc
 import inspect
 import numbers
 import platform
@@ -31,7 +30,7 @@ from ._graph import (
     make_node,
     make_parameter_info,
 )
-from ._lifecycle import Session
+from ._lifecycle import Session, interrupts_wait_in
 from ._recorder import _CALL_IMPL_CODE, CallRec, Known, Meta, Recorder, meta_text
 from ._source import format_traceback, location
 from ._values import named_leaves, safe_repr, short_text
@@ -76,6 +75,7 @@ def trace(model: Any, inputs: Any = (), *, kwargs: Mapping[str, Any] | None = No
     return result.graph
 
 
+@interrupts_wait_in
 def capture(model: Any, inputs: Any = (), *, kwargs: Mapping[str, Any] | None = None) -> Capture:
     """Like :func:`trace`, but never raises the model's exception: it is returned in the
     :class:`Capture` next to the graph of everything up to the failure, with the failing call
@@ -87,43 +87,40 @@ def capture(model: Any, inputs: Any = (), *, kwargs: Mapping[str, Any] | None = 
     _check_model(model)
     model = uncompiled(model)
     args, kw = _split_inputs(inputs, kwargs)
+    paths, tensors, wrappers = _model_index(model)
+    recorder = Recorder(model, paths, tensors, wrappers)
+    output: Any = None
+    error: BaseException | None = None
     # The cyclic garbage collector is paused while the model runs and the document is built
     # (timeit does the same while it times): most objects made meanwhile are the trace's own
     # records, which live on, so its passes would scan them for nothing, about a tenth of the
     # tracing time on a transformer. Cycles the model makes are collected once it is back on.
-    collecting = gc.isenabled()
-    gc.disable()
+    session = Session(recorder, quiet_wrappers=bool(wrappers))
     try:
-        # Vista's own reads of tensors (shapes, sizes) before and after the forward pass are
-        # hidden from the caller's torch-function modes, which see what they see plainly.
-        with torch._C.DisableTorchFunction():
-            paths, tensors, wrappers = _model_index(model)
-            recorder = Recorder(model, paths, tensors, wrappers)
-            names = _argument_names(model, len(args))
-            for name, value in zip(names, args):
-                for leaf_name, leaf in named_leaves(value, name):
-                    recorder.add_input(leaf_name, leaf)
-            for key, value in kw.items():
-                for leaf_name, leaf in named_leaves(value, key):
-                    recorder.add_input(leaf_name, leaf)
-
-        output: Any = None
-        error: BaseException | None = None
-        session = Session(recorder, quiet_wrappers=bool(wrappers))
+        session.open()
+        session.untraced(_add_inputs, recorder, model, args, kw)
         try:
-            session.start()  # an exception here propagates, after stop() undid what start() did
+            session.start()
             try:
                 output = model(*args, **kw)
             except BaseException as exc:  # noqa: BLE001  # returned to the caller, who re-raises it
                 error = exc
         finally:
             session.stop()
-        with torch._C.DisableTorchFunction():
-            graph = _build(recorder, output, error)
-        return Capture(graph, output, error)
+        graph = session.untraced(_build, recorder, output, error)
     finally:
-        if collecting:
-            gc.enable()
+        session.close()
+    return Capture(graph, output, error)
+
+
+def _add_inputs(recorder: Recorder, model: Any, args: tuple[Any, ...], kw: dict[str, Any]) -> None:
+    names = _argument_names(model, len(args))
+    for name, value in zip(names, args):
+        for leaf_name, leaf in named_leaves(value, name):
+            recorder.add_input(leaf_name, leaf)
+    for key, value in kw.items():
+        for leaf_name, leaf in named_leaves(value, key):
+            recorder.add_input(leaf_name, leaf)
 
 
 # -- checking what the user passed -------------------------------------------------------
