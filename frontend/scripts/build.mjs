@@ -1,4 +1,5 @@
-// Builds the viewer into dist/: vista-viewer.js, one IIFE with the viewer, d3, its CSS and the
+// Builds the viewer into vista-render-html's static/ (the one committed copy, which the wheel
+// ships): vista-viewer.js, one IIFE with the viewer, d3, its CSS and the
 // layout worker bundle (@viz-js/viz without its WebAssembly) as text; and, beside it, the two
 // large parts the page passes to that code as it runs it (see src/assets.ts), raw DEFLATE:
 // vista-graphviz.wasm.deflate (Graphviz's WebAssembly) and vista-pdf.js.deflate (the PDF chunk,
@@ -120,7 +121,10 @@ const leanSchema = {
 /** The files `build` writes, by name: the code and the two assets the page passes to it. */
 export const OUTPUTS = ["vista-viewer.js", "vista-graphviz.wasm.deflate", "vista-pdf.js.deflate"];
 
-export async function build(outDir = path.join(ROOT, "dist")) {
+/** Where the build goes: the renderer package's static/, the only copy of the built viewer. */
+export const OUT_DIR = path.resolve(ROOT, "../packages/vista-render-html/src/vista_render_html/static");
+
+export async function build(outDir = OUT_DIR) {
   const pkg = JSON.parse(await readFile(path.join(ROOT, "package.json"), "utf8"));
   const worker = await esbuild.build({ ...common, entryPoints: ["src/layout/worker-entry.ts"], plugins: [patchedBackend] });
   const workerSource = worker.outputFiles[0].text;

@@ -1,12 +1,14 @@
-// Fails when the committed build (dist/: the bundle and its two assets) or the generated schema types
+// Fails when the committed build (vista-render-html's static/: the bundle and its two assets, the
+// one copy) or the generated schema types
 // (src/model/schema.generated.ts) are not what the sources build: rebuilds both into memory /
 // a temporary directory and compares byte for byte.
 import { mkdtemp, readFile, rm } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
-import { build, OUTPUTS, ROOT } from "./build.mjs";
+import { build, OUT_DIR, OUTPUTS } from "./build.mjs";
 import { generateTypes, OUTPUT as TYPES } from "./gen-types.mjs";
 
+const SHOWN = path.relative(path.resolve(OUT_DIR, "../../../../.."), OUT_DIR);
 let failed = false;
 
 const types = await generateTypes();
@@ -21,15 +23,15 @@ try {
   await build(dir);
   for (const name of OUTPUTS) {
     const built = await readFile(path.join(dir, name));
-    const committed = await readFile(path.join(ROOT, "dist", name)).catch(() => null);
+    const committed = await readFile(path.join(OUT_DIR, name)).catch(() => null);
     if (committed === null || !built.equals(committed)) {
       console.error(
-        `frontend/dist/${name} differs from what the sources build: run npm run build ` +
-          `(in frontend/) and commit dist/${name}.`,
+        `${SHOWN}/${name} differs from what the sources build: run npm run build ` +
+          `(in frontend/) and commit it.`,
       );
       failed = true;
     } else {
-      console.log(`dist/${name} is up to date (${built.length} bytes)`);
+      console.log(`${SHOWN}/${name} is up to date (${built.length} bytes)`);
     }
   }
 } finally {

@@ -1,7 +1,7 @@
 /**
  * The two large parts the viewer does not carry in its code: Graphviz's WebAssembly and the PDF
  * chunk (jsPDF + svg2pdf.js). The build writes them next to the bundle as raw-DEFLATE files
- * (dist/vista-graphviz.wasm.deflate, dist/vista-pdf.js.deflate); the page embeds each as base64
+ * (vista-graphviz.wasm.deflate, vista-pdf.js.deflate, beside the code in vista-render-html's static/); the page embeds each as base64
  * text of its own and hands them to the bundle as it runs it: the parameter `__vistaAssets` of
  * the function the bundle is evaluated in (or, where eval is refused, a global of that name for
  * the duration of the bundle's script).

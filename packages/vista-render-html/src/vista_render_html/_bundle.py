@@ -2,8 +2,8 @@
 assets its code is handed by the page's loader, raw DEFLATE: Graphviz's WebAssembly and the
 PDF chunk.
 
-The files are byte-for-byte copies of ``frontend/dist/`` from the monorepo, copied by
-``scripts/sync_bundle.py``; a test fails when the copies differ.
+``static/`` is the one committed copy of the build: the frontend's ``npm run build`` writes it,
+and its drift check (``npm run check``) fails when it is not what the sources build.
 """
 
 from __future__ import annotations
@@ -20,7 +20,7 @@ __all__ = ["ASSETS", "BUNDLE_FILES", "BUNDLE_NAME", "asset_payload", "bundle_byt
 BUNDLE_NAME = "vista-viewer.js"
 #: The assets by the name the page's loader passes them under (see frontend/src/assets.ts).
 ASSETS = {"graphviz": "vista-graphviz.wasm.deflate", "pdf": "vista-pdf.js.deflate"}
-#: Every file of the build, as frontend/dist/ has them.
+#: Every file of the build, as ``npm run build`` writes them into static/.
 BUNDLE_FILES = (BUNDLE_NAME, *ASSETS.values())
 
 
@@ -30,8 +30,8 @@ def static_bytes(name: str) -> bytes:
     if not resource.is_file():
         raise BundleMissingError(
             f"The viewer file static/{name} is missing from this vista-render-html installation. "
-            "In a source checkout, build the frontend (cd frontend && npm run build) and copy it with "
-            "`python packages/vista-render-html/scripts/sync_bundle.py`; otherwise reinstall vista-render-html."
+            "In a source checkout, build the frontend (cd frontend && npm ci && npm run build), which writes "
+            "static/; otherwise reinstall vista-render-html."
         )
     return resource.read_bytes()
 
