@@ -222,3 +222,13 @@ def shell_capture(shell: Shell) -> Iterator[list[RichOutput]]:
             yield outputs
         finally:
             outputs.extend(captured.outputs)
+
+
+def test_trace_model_is_never_the_source_line_of_an_op() -> None:
+    """Ops that only torch's own modules led to have no source: not the line in vista_jupyter
+    that called vista_core, nor the line that called trace_model."""
+    model = torch.nn.Sequential(torch.nn.Linear(3, 3), torch.nn.GELU())
+    view = trace_model(model, torch.randn(1, 3), display=False)
+    assert [n.label for n in view.graph.ops()] == ["linear", "gelu"]
+    located = [*view.graph.ops(), *view.graph.modules]
+    assert [n.source for n in located if n.source is not None] == []

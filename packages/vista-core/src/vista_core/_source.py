@@ -26,14 +26,21 @@ def _is_internal(filename: str) -> bool:
 
 class SourceFinder:
     """Finds and caches the user frame of each call. Frames are identified cheaply while
-    tracing (file, line, function); the source text is read once per line at the end."""
+    tracing (file, line, function); the source text is read once per line at the end.
+
+    ``boundary`` is the frame that runs the traced model (``capture``'s): the search stops
+    there, since the frames above it (the line calling ``trace``, a notebook helper calling
+    ``capture``) did not lead to any op of the model; an op that only torch's own code led to
+    has no source."""
 
     def __init__(self) -> None:
         self._internal: dict[str, bool] = {}
+        self.boundary: FrameType | None = None
 
     def user_frame(self, frame: FrameType | None) -> tuple[str, int, str] | None:
         internal = self._internal
-        while frame is not None:
+        boundary = self.boundary
+        while frame is not None and frame is not boundary:
             code = frame.f_code
             filename = code.co_filename
             flag = internal.get(filename)

@@ -5,6 +5,7 @@ from __future__ import annotations
 import inspect
 import numbers
 import platform
+import sys
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
@@ -95,6 +96,7 @@ def capture(model: Any, inputs: Any = (), *, kwargs: Mapping[str, Any] | None = 
     # (timeit does the same while it times): most objects made meanwhile are the trace's own
     # records, which live on, so its passes would scan them for nothing, about a tenth of the
     # tracing time on a transformer. Cycles the model makes are collected once it is back on.
+    recorder.finder.boundary = sys._getframe()  # source lines are searched below this frame only
     session = Session(recorder, quiet_wrappers=bool(wrappers))
     try:
         session.open()
@@ -109,6 +111,7 @@ def capture(model: Any, inputs: Any = (), *, kwargs: Mapping[str, Any] | None = 
             session.stop()
         graph = session.untraced(_build, recorder, output, error)
     finally:
+        recorder.finder.boundary = None  # the frame holds the recorder: no cycle is left
         session.close()
     return Capture(graph, output, error)
 
