@@ -292,3 +292,22 @@ def test_runs_as_a_module(tmp_path: Path) -> None:
                           cwd=tmp_path, capture_output=True, text=True, timeout=300, check=False)
     assert done.returncode == 0, done.stderr
     assert done.stdout == f"Wrote the graph of Linear (1 module call, 1 op) to {tmp_path / 'lin.html'}\n"
+
+
+def test_paths_and_messages_with_lone_surrogates_are_printed(factories: ModuleType, tmp_path: Path,
+                                                             capsys: pytest.CaptureFixture[str]) -> None:
+    """A file name of non-UTF-8 bytes reaches argv as a lone surrogate (surrogateescape); the
+    lines the command prints show it as an escape instead of raising UnicodeEncodeError."""
+    status, out, _ = _run(capsys, "trace", "clifactories:build", "--input", "3x4", "-o", "caf\udce9.html",
+                          "--json", "caf\udce9.json")
+    assert status == 0 and out.endswith("caf\\udce9.html\n")
+    assert (tmp_path / "caf\udce9.html").is_file()
+    status, out, _ = _run(capsys, "render", "caf\udce9.json", "-o", "page-\udcff.html")
+    assert status == 0 and out == f"Wrote the page of caf\\udce9.json to {tmp_path}/page-\\udcff.html\n"
+    status, _, err = _run(capsys, "render", "missing-\udcff.json")
+    assert status == 2 and "missing-\\udcff.json" in err
+    status, out, _ = _run(capsys, "demo", "demo-\udcff.html")
+    assert status == 0 and "demo-\\udcff.html" in out
+    status, _, err = _run(capsys, "trace", "clifactories:build", "--kwargs-json", '{"fail": true}', "--input", "3x4",
+                          "-o", "f\udcff.html")
+    assert status == 1 and "f\\udcff.html" in err

@@ -190,3 +190,14 @@ def test_an_unwritable_temporary_folder_gives_a_clear_error(plain_python: Opened
     view = trace_model(tiny, torch.randn(3, 4), display=False)
     with pytest.raises(OSError, match=r"could not write the page.*save\("):
         view.show()
+
+
+def test_a_temporary_folder_with_a_lone_surrogate_is_printed(plain_python: Opened, tmp_path: Path, tiny: TinyNet,
+                                                             capsys: pytest.CaptureFixture[str],
+                                                             monkeypatch: pytest.MonkeyPatch) -> None:
+    folder = tmp_path / "tmp-\udcff"
+    folder.mkdir()
+    monkeypatch.setattr(tempfile, "tempdir", str(folder))
+    trace_model(tiny, torch.randn(3, 4))
+    assert len(_pages(folder)) == 1
+    assert "tmp-\\udcff" in capsys.readouterr().err

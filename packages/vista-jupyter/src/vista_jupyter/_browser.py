@@ -17,6 +17,8 @@ import webbrowser
 from collections.abc import Callable
 from pathlib import Path
 
+from vista_render_html._text import terminal_text
+
 __all__ = ["NO_BROWSER_ENV", "open_page"]
 
 #: Set to anything but "", "0", "false" or "no" to keep the browser closed.
@@ -40,9 +42,10 @@ def open_page(write: Callable[[Path], Path], name: str) -> Path:
             "or pass display=False."
         ) from exc
     if _may_open() and webbrowser.open(path.as_uri()):
-        print(f"Vista: opened the graph of {name} in your browser ({path})", file=sys.stderr)
+        line = f"Vista: opened the graph of {name} in your browser ({path})"
     else:
-        print(f"Vista: wrote the graph of {name} to {path}; open it in a browser", file=sys.stderr)
+        line = f"Vista: wrote the graph of {name} to {path}; open it in a browser"
+    print(terminal_text(line), file=sys.stderr)
     return path
 
 

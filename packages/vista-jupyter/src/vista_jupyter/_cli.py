@@ -66,6 +66,13 @@ _DIMENSIONS = re.compile(r"\d+(?:x\d+)*")
 _NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 
 
+def _say(text: str, *, error: bool = False) -> None:
+    """Print one line; a file name from non-UTF-8 bytes is shown escaped instead of raising."""
+    from vista_render_html._text import terminal_text
+
+    print(terminal_text(text), file=sys.stderr if error else sys.stdout)
+
+
 class CommandError(Exception):
     """A mistake in the command line or what it names: the message says what to do."""
 
@@ -207,7 +214,7 @@ def _trace(args: argparse.Namespace) -> int:
             model = factory(**factory_kwargs)
     except Exception:  # the user's own code: show its traceback, as Python would  # noqa: BLE001
         traceback.print_exc()
-        print(f"vista trace: building the model with {args.target}(...) raised; see above.", file=sys.stderr)
+        _say(f"vista trace: building the model with {args.target}(...) raised; see above.", error=True)
         return 1
     if isinstance(model, torch.nn.Module) and not args.train:
         model.eval()
@@ -223,14 +230,14 @@ def _trace(args: argparse.Namespace) -> int:
         error = captured.exception
         if not isinstance(error, Exception):  # KeyboardInterrupt, SystemExit: the page is written, go on
             captured.reraise()
-        print(f"vista trace: the forward pass raised {type(error).__name__}: {error}", file=sys.stderr)
-        print(f"Wrote the graph up to the failure to {written}", file=sys.stderr)
+        _say(f"vista trace: the forward pass raised {type(error).__name__}: {error}", error=True)
+        _say(f"Wrote the graph up to the failure to {written}", error=True)
         return 1
     graph = captured.graph
     ops = sum(1 for _ in graph.ops())
     calls = len(graph.modules)
     counts = f"{calls} module call{'s' * (calls != 1)}, {ops} op{'s' * (ops != 1)}"
-    print(f"Wrote the graph of {graph.root.class_name} ({counts}) to {written}")
+    _say(f"Wrote the graph of {graph.root.class_name} ({counts}) to {written}")
     return 0
 
 
@@ -250,7 +257,7 @@ def _render(args: argparse.Namespace) -> int:
                             show_parameters=options.show_parameters, show_constants=options.show_constants)
     except (OSError, TypeError, ValueError) as exc:  # DocumentError and SchemaVersionError are ValueErrors
         raise CommandError(f"could not render {source!r}: {exc}") from exc
-    print(f"Wrote the page of {source} to {written}")
+    _say(f"Wrote the page of {source} to {written}")
     return 0
 
 
@@ -322,6 +329,6 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         status: int = args.run(args)
     except CommandError as exc:
-        print(f"vista {args.command}: {exc}", file=sys.stderr)
+        _say(f"vista {args.command}: {exc}", error=True)
         return 2
     return status

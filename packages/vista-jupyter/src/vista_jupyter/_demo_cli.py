@@ -9,6 +9,7 @@ from pathlib import Path
 
 import vista_core
 from vista_render_html import BundleMissingError
+from vista_render_html._text import terminal_text
 
 from ._demo_model import demo_inputs, demo_model
 from ._options import THEMES, DisplayOptions
@@ -45,8 +46,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         written = write_demo(args.out, depth=args.depth, theme=args.theme).resolve()
     except (BundleMissingError, OSError) as exc:
-        print(f"vista demo: could not write {args.out!r}: {exc}", file=sys.stderr)
+        print(terminal_text(f"vista demo: could not write {args.out!r}: {exc}"), file=sys.stderr)
         return 1
     size_kb = written.stat().st_size / 1024
-    print(f"Wrote the Vista demo page to {written} ({size_kb:.0f} KiB). Open it in a browser: {written.as_uri()}")
+    print(terminal_text(f"Wrote the Vista demo page to {written} ({size_kb:.0f} KiB). "
+                        f"Open it in a browser: {written.as_uri()}"))
     return 0
