@@ -6,7 +6,10 @@ import type { GraphDocument } from "../src/model/document";
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 
-/** Documents written by vista-core (copies of the shared samples). */
+/**
+ * Documents written by vista-core: the known-model snapshots mlp, fails_in_cat and hf_bert of
+ * tests-integration, copied by `npm run gen:fixtures` (the drift check keeps them equal).
+ */
 export function fixture(name: "mlp" | "failing" | "bert"): GraphDocument {
   return JSON.parse(readFileSync(path.join(here, "fixtures", `${name}.json`), "utf8")) as GraphDocument;
 }

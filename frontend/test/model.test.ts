@@ -50,8 +50,9 @@ describe("readDocument", () => {
   });
 
   it("marks the failed node from the node error and the document error", () => {
+    // fails_in_cat: torch.cat (n12, in the root) raises on mismatched sizes.
     const index = readDocument(fixture("failing"));
-    expect([...index.failedNodes]).toEqual(["n8"]);
+    expect([...index.failedNodes]).toEqual(["n12"]);
   });
 
   it("keeps repeated runs as fold groups keyed by their first module", () => {
@@ -94,13 +95,15 @@ describe("visible graph", () => {
     const index = readDocument(doc);
     const v = computeVisibleGraph(index, stateAtDepth(index, 0, ALL));
     expect(v.edges).toEqual([]);
-    // Two edges n0 -> n8 would be one visible edge: add a second one with another shape.
-    doc.edges.push({ source: "n0", source_output: 0, target: "n8", target_input: 2, tensor: { shape: [9], dtype: "int64", device: "cpu" } });
-    doc.edges.push({ source: "n0", source_output: 0, target: "n8", target_input: 3, tensor: { shape: [3, 4], dtype: "float32", device: "cpu" } });
+    // Three edges from the input n0 to the failed cat n12 (both in the root) are one visible
+    // edge: two of one shape, one of another.
+    for (const [port, shape, dtype] of [[2, [3, 6], "float32"], [3, [9], "int64"], [4, [3, 6], "float32"]] as const) {
+      doc.edges.push({ source: "n0", source_output: 0, target: "n12", target_input: port, tensor: { shape: [...shape], dtype, device: "cpu" } });
+    }
     const i2 = readDocument(doc);
-    const e = computeVisibleGraph(i2, stateAtDepth(i2, 1, ALL)).edges.find((x) => x.id === "n0>n8");
+    const e = computeVisibleGraph(i2, stateAtDepth(i2, 1, ALL)).edges.find((x) => x.id === "n0>n12");
     expect(e?.edges.length).toBe(3);
-    expect(formatShapes(e?.tensors ?? [])).toBe("3×4, 9");
+    expect(formatShapes(e?.tensors ?? [])).toBe("3×6, 9");
   });
 
   it("hides parameters and constants when the options say so, with their edges", () => {
