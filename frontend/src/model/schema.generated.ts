@@ -79,6 +79,14 @@ export interface ModuleCall {
    */
   failed?: boolean;
   source?: Source;
+  /**
+   * The tensors the call received (not for the root call: its inputs are the input nodes).
+   */
+  inputs?: CallTensor[];
+  /**
+   * The tensors the call returned (not for the root call: see the output nodes).
+   */
+  outputs?: CallTensor[];
 }
 /**
  * This interface was referenced by `VistaGraphDocumentSchemaVersion1`'s JSON-Schema
@@ -103,6 +111,33 @@ export interface Source {
   line: number;
   function: string;
   code?: string;
+}
+/**
+ * A tensor a module call received or returned, and the node output it came from.
+ *
+ * This interface was referenced by `VistaGraphDocumentSchemaVersion1`'s JSON-Schema
+ * via the `definition` "call_tensor".
+ */
+export interface CallTensor {
+  /**
+   * The forward's parameter name (x, attention_mask, args[1][0]) or output, output[0], output['logits'].
+   */
+  name: string;
+  source: NodeId;
+  source_output: number;
+  tensor: Tensor;
+}
+/**
+ * Shape, dtype (torch name without 'torch.') and device of one tensor.
+ *
+ * This interface was referenced by `VistaGraphDocumentSchemaVersion1`'s JSON-Schema
+ * via the `definition` "tensor".
+ */
+export interface Tensor {
+  shape: Shape;
+  dtype: string;
+  device: string;
+  requires_grad?: boolean;
 }
 /**
  * This interface was referenced by `VistaGraphDocumentSchemaVersion1`'s JSON-Schema
@@ -131,18 +166,6 @@ export interface Node {
    */
   value?: string;
   error?: NodeError;
-}
-/**
- * Shape, dtype (torch name without 'torch.') and device of one tensor.
- *
- * This interface was referenced by `VistaGraphDocumentSchemaVersion1`'s JSON-Schema
- * via the `definition` "tensor".
- */
-export interface Tensor {
-  shape: Shape;
-  dtype: string;
-  device: string;
-  requires_grad?: boolean;
 }
 /**
  * An op argument in short form; name null when positional; tensors read 'tensor#k' (k = the target_input of the edge bringing it in).

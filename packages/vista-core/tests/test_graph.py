@@ -127,7 +127,7 @@ def _sample(tp: Any) -> Any:
 
 
 @pytest.mark.parametrize("cls", [_graph.Argument, _graph.Edge, _graph.Node, _graph.ParameterInfo,
-                                 _graph.ModuleCall])
+                                 _graph.ModuleCall, _graph.CallTensor])
 def test_fast_record_makers_equal_the_dataclass_init(cls: type) -> None:
     maker = getattr(_graph, "make_" + re.sub(r"(?<!^)([A-Z])", r"_\1", cls.__name__).lower())
     fields = [f.name for f in dataclasses.fields(cls)]

@@ -5,8 +5,9 @@ from __future__ import annotations
 import vista_core
 
 EXPECTED = {
-    "SCHEMA_VERSION", "Argument", "Capture", "Edge", "Graph", "ModuleCall", "Node", "NodeError", "NodeKind",
-    "ParameterInfo", "Producer", "RepeatedBlock", "SchemaError", "SchemaVersionError", "SharedTensor", "SourceLocation",
+    "SCHEMA_VERSION", "Argument", "CallTensor", "Capture", "Edge", "Graph", "ModuleCall", "Node", "NodeError",
+    "NodeKind", "ParameterInfo", "Producer", "RepeatedBlock", "SchemaError", "SchemaVersionError", "SharedTensor",
+    "SourceLocation",
     "TensorMeta", "TraceError", "TraceInputError", "VistaError", "__version__", "capture", "schema", "trace",
     "validate_document",
 }

@@ -13,6 +13,7 @@ from vista_schema import schema, validate_document
 from ._exceptions import SchemaError, SchemaVersionError, TraceInputError, VistaError
 from ._graph import (
     Argument,
+    CallTensor,
     Edge,
     Graph,
     ModuleCall,
@@ -33,6 +34,7 @@ from ._version import SCHEMA_VERSION, __version__
 __all__ = [
     "SCHEMA_VERSION",
     "Argument",
+    "CallTensor",
     "Capture",
     "Edge",
     "Graph",

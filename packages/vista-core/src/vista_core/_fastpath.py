@@ -16,7 +16,9 @@ installed (a debugger, coverage); a check must sit on one line, as torch's do.
 
 from __future__ import annotations
 
+import contextlib
 import dis
+import inspect
 import sys
 import types
 from collections.abc import Callable
@@ -51,9 +53,12 @@ def check_lines(code: types.CodeType) -> frozenset[int]:
 
 
 def forward_code(module: torch.nn.Module) -> types.CodeType | None:
-    """The code object of a module's forward, or None if it has none (a builtin, a script)."""
-    forward = getattr(module, "forward", None)
+    """The code object of a module's forward, under its decorators (functools.wraps), or None
+    if it has none (a builtin, a script)."""
+    forward: Any = getattr(module, "forward", None)
     forward = getattr(forward, "__func__", forward)
+    with contextlib.suppress(Exception):  # a broken __wrapped__ chain: the outer function
+        forward = inspect.unwrap(forward)
     code = getattr(forward, "__code__", None)
     return code if isinstance(code, types.CodeType) else None
 

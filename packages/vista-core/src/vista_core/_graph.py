@@ -29,6 +29,7 @@ _setattr = object.__setattr__
 
 __all__ = [
     "Argument",
+    "CallTensor",
     "Edge",
     "Graph",
     "ModuleCall",
@@ -133,11 +134,26 @@ class ParameterInfo:
 
 
 @dataclass(frozen=True)
+class CallTensor:
+    """A tensor a module call received (``name``: its parameter's name, e.g. ``x`` or
+    ``attention_mask``; nested ones like ``args[1][0]``) or returned (``output``,
+    ``output[0]``, ``output['logits']``), and the node output it came from: an input may
+    come from outside the call, an output from inside it, or straight from its input when the
+    call returns an input unchanged."""
+
+    name: str
+    source: str
+    source_output: int
+    tensor: TensorMeta
+
+
+@dataclass(frozen=True)
 class ModuleCall:
     """One call of one module. A module called three times gives three calls sharing a
     ``path``, told apart by ``call_index``. The root call (the model itself) has no parent.
 
-    ``signature`` is equal for two calls exactly when their contents have the same
+    ``inputs`` and ``outputs`` are the tensors it received and returned (the root call's are
+    the input and output nodes instead). ``signature`` is equal for two calls exactly when their contents have the same
     structure (classes, ops, shapes and wiring), so renderers can fold and reuse them.
     """
 
@@ -155,6 +171,8 @@ class ModuleCall:
     extra_repr: str = ""
     failed: bool = False
     source: SourceLocation | None = None
+    inputs: tuple[CallTensor, ...] = ()
+    outputs: tuple[CallTensor, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -289,6 +307,17 @@ class Graph:
         for i, m in enumerate(self.modules[1:], 1):
             if m.parent not in modules:
                 raise SchemaError(f"$.modules[{i}].parent refers to unknown module {m.parent!r}")
+        for i, m in enumerate(self.modules):
+            for field in ("inputs", "outputs"):
+                for j, t in enumerate(getattr(m, field)):
+                    node = nodes.get(t.source)
+                    if node is None:
+                        raise SchemaError(f"$.modules[{i}].{field}[{j}] refers to unknown node {t.source!r}")
+                    if t.source_output >= len(node.outputs):
+                        raise SchemaError(
+                            f"$.modules[{i}].{field}[{j}].source_output {t.source_output} is out of range for "
+                            f"node {t.source!r} with {len(node.outputs)} outputs"
+                        )
         for i, n in enumerate(self.nodes):
             if n.module not in modules:
                 raise SchemaError(f"$.nodes[{i}].module refers to unknown module {n.module!r}")
@@ -390,6 +419,12 @@ def make_argument(name: str | None, value: str) -> Argument:
     return record
 
 
+def make_call_tensor(name: str, source: str, source_output: int, tensor: TensorMeta) -> CallTensor:
+    record = _new(CallTensor)
+    _setattr(record, "__dict__", {"name": name, "source": source, "source_output": source_output, "tensor": tensor})
+    return record
+
+
 def make_edge(source: str, source_output: int, target: str, target_input: int, tensor: TensorMeta) -> Edge:
     record = _new(Edge)
     _setattr(record, "__dict__", {"source": source, "source_output": source_output, "target": target,
@@ -418,14 +453,15 @@ def make_parameter_info(name: str, kind: Literal["parameter", "buffer"], shape: 
 def make_module_call(id: str, parent: str | None, path: str, name: str, class_name: str, class_qualname: str,
                      call_index: int, num_params: int, num_params_own: int, signature: str,
                      parameters: tuple[ParameterInfo, ...], extra_repr: str, failed: bool,
-                     source: SourceLocation | None) -> ModuleCall:
+                     source: SourceLocation | None, inputs: tuple[CallTensor, ...],
+                     outputs: tuple[CallTensor, ...]) -> ModuleCall:
     record = _new(ModuleCall)
     _setattr(record, "__dict__", {"id": id, "parent": parent, "path": path, "name": name,
                                   "class_name": class_name, "class_qualname": class_qualname,
                                   "call_index": call_index, "num_params": num_params,
                                   "num_params_own": num_params_own, "signature": signature,
                                   "parameters": parameters, "extra_repr": extra_repr, "failed": failed,
-                                  "source": source})
+                                  "source": source, "inputs": inputs, "outputs": outputs})
     return record
 
 

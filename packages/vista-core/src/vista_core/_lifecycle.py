@@ -26,6 +26,7 @@ from types import FrameType
 from typing import Any, TypeVar
 
 import torch
+from torch.nn.modules.module import _global_forward_hooks_with_kwargs as _hooks_with_kwargs
 from torch.nn.modules.module import register_module_forward_hook, register_module_forward_pre_hook
 from torch.utils.hooks import RemovableHandle
 
@@ -181,7 +182,8 @@ class Session:
         recorder = self.recorder
         self._eager = hold_eager(quiet_wrappers=self.quiet_wrappers)
         self._handles.append(register_module_forward_pre_hook(recorder._pre_hook))
-        self._handles.append(register_module_forward_hook(recorder._post_hook, always_call=True))
+        # with_kwargs: the call's keyword arguments are among its inputs (see Recorder._post_hook).
+        self._handles.append(register_module_forward_hook(recorder._post_hook, always_call=True, with_kwargs=True))
         insert_mode(recorder, 0)
         self._deliver_waiting()
 
@@ -193,7 +195,10 @@ class Session:
         finally:
             try:
                 while self._handles:
-                    self._handles.pop().remove()
+                    handle = self._handles.pop()
+                    handle.remove()
+                    # torch's handle forgets the with_kwargs flag of a global forward hook.
+                    _hooks_with_kwargs.pop(handle.id, None)
             finally:
                 if self._eager:
                     self._eager = False

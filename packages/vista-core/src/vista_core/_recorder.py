@@ -24,7 +24,7 @@ from torch.overrides import TorchFunctionMode, resolve_name
 
 from ._fastpath import LineLender, check_lines, forward_code
 from ._source import SourceFinder
-from ._values import describe, iter_tensors
+from ._values import describe, iter_tensors, named_leaves
 
 __all__ = ["CallRec", "Known", "Meta", "NodeRec", "Recorder", "meta_text", "tensor_meta"]
 
@@ -139,7 +139,8 @@ def _base(t: torch.Tensor) -> torch.Tensor:
 class CallRec:
     """One module call while recording."""
 
-    __slots__ = ("index", "module", "parent", "path", "call_index", "where", "failed", "entered")
+    __slots__ = ("index", "module", "parent", "path", "call_index", "where", "failed", "entered", "inputs",
+                 "outputs")
 
     def __init__(self, index: int, module: Any, parent: CallRec | None, path: str, call_index: int,
                  where: Where | None) -> None:
@@ -151,6 +152,9 @@ class CallRec:
         self.where = where
         self.failed = False
         self.entered = False
+        # The tensors the call received and returned: (name, source node, source port, meta).
+        self.inputs: list[Flow] = []
+        self.outputs: list[Flow] = []
 
 
 class NodeRec:
@@ -172,6 +176,9 @@ class NodeRec:
         self.error: tuple[str, str] | None = None
 
 
+# One tensor a module call received or returned: (name, source node, source port, meta).
+Flow = tuple[str, int, int, Meta]
+
 # Which node output last produced (or wrote) a tensor: (weakref to the tensor, node, port,
 # the tensor's version then, its meta). A plain tuple: one is made for every tensor produced.
 _Entry = tuple[Any, int, int, int, Meta]
@@ -180,6 +187,7 @@ _Tensor = torch.Tensor
 _Size = torch.Size
 _get_ident = threading.get_ident
 _CONTAINERS = (list, tuple, dict)
+_NO_TORCH_FUNCTION = torch._C.DisableTorchFunction
 # "tensor#0", "tensor#1", …: how an op's arguments name its input tensors, made once.
 _TENSOR_TEXTS = 16
 _TENSOR_TEXT = tuple(f"tensor#{i}" for i in range(_TENSOR_TEXTS))
@@ -217,28 +225,46 @@ class Recorder(TorchFunctionMode):
         self.first_failed_call: dict[int, tuple[BaseException, CallRec]] = {}
         # Forwards that ask has_torch_function() get the answer of a run without Vista.
         self.lender = LineLender(self)
-        self._checks_of: dict[type, tuple[Any, frozenset[int]]] = {}
+        self._checks_of: dict[type, tuple[Any, frozenset[int], tuple[str, ...]]] = {}
         self.root = CallRec(0, root, None, "", 0, self.finder.here())
         self.calls.append(self.root)
         self.stack.append(self.root)
         self.root.entered = not isinstance(root, torch.nn.Module)
 
     # -- module calls ----------------------------------------------------------------
-    def _checks(self, module: torch.nn.Module) -> tuple[Any, frozenset[int]]:
-        """(forward's code, its has_torch_function lines) of a module, cached per class."""
+    def _checks(self, module: torch.nn.Module) -> tuple[Any, frozenset[int], tuple[str, ...]]:
+        """(forward's code, its has_torch_function lines, the names of its positional
+        parameters) of a module, cached per class."""
         cls = type(module)
         found = None if "forward" in module.__dict__ else self._checks_of.get(cls)
         if found is None:
             code = forward_code(module)
-            found = (code, frozenset() if code is None else check_lines(code))
+            if code is None:
+                found = (None, frozenset(), ())
+            else:
+                found = (code, check_lines(code), code.co_varnames[1 : code.co_argcount])  # after self
             if "forward" not in module.__dict__:
                 self._checks_of[cls] = found
         return found
 
+    def _flows(self, value: object, name: str, into: list[Flow]) -> None:
+        """Append the tensors inside ``value`` to ``into``, each with its source now."""
+        if isinstance(value, _Tensor):
+            version = _version(value)
+            entry = self.producers.get(id(value))
+            if entry is not None and entry[3] == version and entry[0]() is value:
+                into.append((name, entry[1], entry[2], entry[4]))
+            else:
+                into.append((name, *self._source(value, version)))
+        elif isinstance(value, (list, tuple, dict)) or hasattr(value, "__dataclass_fields__"):
+            for leaf_name, leaf in named_leaves(value, name):
+                if isinstance(leaf, _Tensor):
+                    self._flows(leaf, leaf_name, into)
+
     def _pre_hook(self, module: torch.nn.Module, args: object) -> None:
         if _get_ident() != self.thread or id(module) in self.transparent:
             return
-        code, lines = self._checks(module)
+        code, lines, names = self._checks(module)
         if lines:
             self.lender.enter(module, code, lines)
         if module is self.root.module and not self.root.entered:
@@ -252,17 +278,25 @@ class Recorder(TorchFunctionMode):
         count = self.call_counts.get(key, 0)
         self.call_counts[key] = count + 1
         call = CallRec(len(self.calls), module, parent, path, count, self.finder.user_frame(sys._getframe(1)))
+        if args:
+            # Vista's reads of the inputs (shapes, versions) are not the caller's modes' business.
+            with _NO_TORCH_FUNCTION():
+                for i, value in enumerate(args):  # type: ignore[arg-type, var-annotated]  # a tuple from torch
+                    self._flows(value, names[i] if i < len(names) else f"args[{i}]", call.inputs)
         self.calls.append(call)
         self.stack.append(call)
 
-    def _post_hook(self, module: torch.nn.Module, args: object, output: object) -> None:
+    def _post_hook(self, module: torch.nn.Module, args: object, *rest: object) -> None:
+        """Registered with_kwargs: (kwargs, output) after a forward that returned; torch
+        passes only (output) from its `except` block when the forward raised."""
         if _get_ident() != self.thread or id(module) in self.transparent:
             return
         if self.lender.calls:
             self.lender.leave(module)
         # torch calls always_call hooks from _call_impl's own `except` block when forward
         # raised, and from its inner() otherwise: that is how a failed call is told apart.
-        exc = sys.exc_info()[1] if sys._getframe(1).f_code is _CALL_IMPL_CODE else None
+        frame = sys._getframe(1)
+        exc = sys.exc_info()[1] if frame.f_code is _CALL_IMPL_CODE else None
         stack = self.stack
         # Pop this module's call; calls above it were left by an exception caught inside it.
         for depth in range(len(stack) - 1, 0, -1):
@@ -270,6 +304,17 @@ class Recorder(TorchFunctionMode):
                 for call in stack[depth + 1 :]:
                     call.failed = True
                 call = stack[depth]
+                if exc is None and len(rest) == 2:
+                    kwargs, output = rest
+                else:  # from the `except` block: its frame still holds the call's kwargs
+                    kwargs, output = frame.f_locals.get("kwargs"), None
+                if kwargs or output is not None:
+                    with _NO_TORCH_FUNCTION():
+                        if isinstance(kwargs, dict):
+                            for key, value in kwargs.items():
+                                self._flows(value, str(key), call.inputs)
+                        if output is not None:
+                            self._flows(output, "output", call.outputs)
                 del stack[depth:]
                 if exc is not None:
                     call.failed = True

@@ -17,6 +17,7 @@ from ._compiled import uncompiled, without_wrappers
 from ._exceptions import TraceInputError
 from ._graph import (
     Argument,
+    CallTensor,
     Graph,
     NodeError,
     Producer,
@@ -26,6 +27,7 @@ from ._graph import (
     TensorMeta,
     TraceError,
     make_argument,
+    make_call_tensor,
     make_edge,
     make_module_call,
     make_node,
@@ -356,6 +358,10 @@ def _build(rec: Recorder, output: Any, error: BaseException | None) -> Graph:
             call = _raising_call(rec, error)
             call.failed = True
             failed_node = rec.add_error_node(error, call).index
+            # What the call received comes into its failure: the shapes that made it raise.
+            for port, (name, source, source_port, meta) in enumerate(call.inputs):
+                rec.edges.append((source, source_port, failed_node, port, meta))
+                rec.nodes[failed_node].arguments.append((name, f"tensor#{port}"))
 
     # Records shared between nodes are made once: tensor metas, source locations, argument
     # lists, and the information of a module called several times.
@@ -380,6 +386,10 @@ def _build(rec: Recorder, output: Any, error: BaseException | None) -> Graph:
     sigs = signatures(parents, [info[1] for info in call_infos], node_calls, node_keys, wiring)
     blocks = repeated_blocks(parents, node_calls, wiring, sigs)
 
+    def flows(items: list[tuple[str, int, int, Meta]]) -> tuple[CallTensor, ...]:
+        return tuple(make_call_tensor(name, node_ids[source], port, tensors.one(meta))
+                     for name, source, port, meta in items)
+
     modules = tuple(
         make_module_call(
             call_ids[c.index],  # id
@@ -398,6 +408,8 @@ def _build(rec: Recorder, output: Any, error: BaseException | None) -> Graph:
             # The root's call site (the line calling trace()) would make documents differ
             # with where trace() was called from; it carries no information about the model.
             None if c.parent is None else location(c.where, places),  # source
+            flows(c.inputs),
+            flows(c.outputs),
         )
         for c, info in zip(rec.calls, call_infos)
     )
