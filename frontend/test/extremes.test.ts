@@ -24,7 +24,7 @@ beforeAll(async () => {
 
 function run(index: GraphIndex, state: ViewState, render: RenderDot): { v: VisibleGraph; r: LayoutResult } {
   const v = computeVisibleGraph(index, state);
-  const graph = buildLayoutGraph(v, { item: () => ({ width: 60, height: 26 }), header: () => ({ height: 40, minWidth: 120 }) }, () => "2×4");
+  const graph = buildLayoutGraph(v, { item: () => ({ width: 60, height: 26 }), header: () => ({ height: 40, minWidth: 120, control: 40 }) }, () => "2×4");
   return { v, r: new LayoutEngine(render).layout(graph) };
 }
 
@@ -106,14 +106,14 @@ describe("a 20,000-op chain in one module", () => {
   it("is split into segments of the layout's own, which leave no trace in the result", () => {
     const index = readDocument(doc);
     const v = computeVisibleGraph(index, stateAtDepth(index, 2, ALL));
-    const graph = buildLayoutGraph(v, { item: () => ({ width: 60, height: 26 }), header: () => ({ height: 40, minWidth: 120 }) }, () => "");
+    const graph = buildLayoutGraph(v, { item: () => ({ width: 60, height: 26 }), header: () => ({ height: 40, minWidth: 120, control: 40 }) }, () => "");
     const { graph: split, segments } = segmentGraph(graph);
     expect(segments.size).toBe(20_000 / SEGMENT_MEMBERS);
     expect(split.containers.every((c) => c.members.length <= MAX_MEMBERS)).toBe(true);
     const members = split.containers.filter((c) => segments.has(c.id)).flatMap((c) => c.members);
     expect(members).toEqual(v.containers.get("m1")?.members);
     // A container short enough is left as it is.
-    expect(segmentGraph(buildLayoutGraph(computeVisibleGraph(index, stateAtDepth(index, 1, ALL)), { item: () => ({ width: 1, height: 1 }), header: () => ({ height: 1, minWidth: 1 }) }, () => "")).segments.size).toBe(0);
+    expect(segmentGraph(buildLayoutGraph(computeVisibleGraph(index, stateAtDepth(index, 1, ALL)), { item: () => ({ width: 1, height: 1 }), header: () => ({ height: 1, minWidth: 1, control: 40 }) }, () => "")).segments.size).toBe(0);
   });
 
   it("is laid out by Graphviz, every op below the one before and every edge drawn", () => {

@@ -1,7 +1,7 @@
 import { instance } from "@viz-js/viz";
 import { beforeAll, describe, expect, it } from "vitest";
 import { ARC_BUDGET, ARC_GAP, arcEdges } from "../src/layout/arcs";
-import { borderField, CONTROL_ZONE, dotLabel, FIELD_WIDTH, fieldCount, toDot, type LocalEdge } from "../src/layout/dot";
+import { borderField, dotLabel, FIELD_WIDTH, fieldCount, toDot, type LocalEdge } from "../src/layout/dot";
 import { LayoutEngine } from "../src/layout/engine";
 import { parseGraphvizJson } from "../src/layout/graphviz";
 import { buildLayoutGraph } from "../src/layout/request";
@@ -12,6 +12,8 @@ import { expandAll, stateAtDepth, toggle, type ViewState } from "../src/model/st
 import { computeVisibleGraph, type VisibleGraph } from "../src/model/visible";
 import { fixture, ropeStack, stackedBlocks } from "./helpers";
 
+/** The header controls' width the tests' sizer gives (the view's for a module that is not in an unfolded run). */
+const CONTROL_ZONE = 40;
 let engine: LayoutEngine;
 let render: (dot: string) => string;
 
@@ -31,7 +33,7 @@ function run(index: GraphIndex, state: ViewState, e: LayoutEngine = engine): { v
   const v = computeVisibleGraph(index, state);
   const graph = buildLayoutGraph(
     v,
-    { item: (id) => ({ width: 60 + id.length * 3, height: v.items.get(id)?.type === "box" ? 54 : 26 }), header: () => ({ height: 40, minWidth: 120 }) },
+    { item: (id) => ({ width: 60 + id.length * 3, height: v.items.get(id)?.type === "box" ? 54 : 26 }), header: () => ({ height: 40, minWidth: 120, control: 40 }) },
     (id) => formatShapes(v.edges.find((x) => x.id === id)?.tensors ?? []),
   );
   return { v, r: e.layout(graph) };
@@ -115,10 +117,11 @@ describe("dot", () => {
   });
 
   it("keeps the field of an edge into a module clear of its header's +/- control", () => {
-    expect(borderField(240, 230, true)).toBe(borderField(240, 240 - CONTROL_ZONE, true));
-    expect(borderField(240, 230, false)).toBe(fieldCount(240) - 1); // the bottom border has no control
-    expect(borderField(240, 0, true)).toBe(0);
-    expect(borderField(240, 121, true)).toBe(Math.floor(121 / FIELD_WIDTH));
+    expect(borderField(240, 230, true, CONTROL_ZONE)).toBe(borderField(240, 240 - CONTROL_ZONE, true, CONTROL_ZONE));
+    expect(borderField(240, 230, true, 80)).toBe(borderField(240, 240 - 80, true, 80)); // wider controls (a fold button)
+    expect(borderField(240, 230, false, CONTROL_ZONE)).toBe(fieldCount(240) - 1); // the bottom border has no control
+    expect(borderField(240, 0, true, CONTROL_ZONE)).toBe(0);
+    expect(borderField(240, 121, true, CONTROL_ZONE)).toBe(Math.floor(121 / FIELD_WIDTH));
   });
 
   it("maps Graphviz edges back by declaration index, whatever order Graphviz lists them in", () => {
@@ -417,7 +420,7 @@ describe("long edges drawn as arcs", () => {
       }
     }
     expect(arcs).toBeGreaterThan(50);
-  });
+  }, 30_000); // Graphviz on 60 layers: seconds on a busy machine
 
   it("starts an arc out of an open module straight below the module's own exit port", () => {
     // Llama's rotary embedding: cos and sin side by side in a module, read by all 60 layers.
@@ -441,5 +444,22 @@ describe("long edges drawn as arcs", () => {
       }
     }
     expect(arcs).toBeGreaterThan(100);
+  });
+});
+
+describe("the header's controls", () => {
+  it("are as wide as the view draws them, and the layout keeps edges clear of them", async () => {
+    const { headerLook, foldButtonWidth } = await import("../src/view/looks");
+    const index = readDocument(stackedBlocks(3));
+    const open = expandAll(index, stateAtDepth(index, 1, ALL));
+    const v = computeVisibleGraph(index, open);
+    const measure = (text: string): number => text.length * 6;
+    const plain = headerLook(v.containers.get("m0")!, measure).control;
+    const inRun = headerLook(v.containers.get("m1")!, measure).control;
+    expect(plain).toBe(CONTROL_ZONE);
+    // A call of an unfolded run also shows its "×3" fold-back button left of the toggle.
+    expect(inRun).toBe(CONTROL_ZONE + foldButtonWidth(3) + 4);
+    // Given wider controls, the field an edge enters at moves left with them.
+    expect(borderField(240, 230, true, inRun)).toBeLessThan(borderField(240, 230, true, plain));
   });
 });

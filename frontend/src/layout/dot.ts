@@ -39,16 +39,13 @@ export function fieldCount(width: number): number {
   return Math.max(3, Math.min(36, Math.round(width / FIELD_WIDTH)));
 }
 
-/** Where a module's header keeps its +/− control: no edge meets the top border there. */
-export const CONTROL_ZONE = 40;
-
 /**
  * The field of an open element of `width` whose border is nearest to `x` (from its left edge),
- * keeping clear of the header's control at the top border.
+ * keeping clear of the header's controls (`control` wide at the right end of the top border).
  */
-export function borderField(width: number, x: number, top: boolean): number {
+export function borderField(width: number, x: number, top: boolean, control: number): number {
   const fields = fieldCount(width);
-  const limit = top ? Math.max(width / 2, width - CONTROL_ZONE) : width;
+  const limit = top ? Math.max(width / 2, width - control) : width;
   const at = Math.min(Math.max(x, 0), limit);
   return Math.min(fields - 1, Math.max(0, Math.floor((at / width) * fields)));
 }

@@ -20,6 +20,8 @@ export interface LayoutContainerSpec {
   readonly header: number;
   /** The header's own width: the box is never narrower. */
   readonly minWidth: number;
+  /** Width at the right end of the header kept for its controls (+/−, fold back): no edge enters there. */
+  readonly control: number;
 }
 
 export interface LayoutEdgeSpec {

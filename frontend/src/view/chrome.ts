@@ -3,6 +3,7 @@
  * panel, progress indicator and legend. Only element creation and textContent.
  */
 import type { TraceError } from "../model/document";
+import type { PanelAction, ToolbarAction } from "./actions";
 import type { Palette } from "./theme";
 
 export interface Chrome {
@@ -29,7 +30,7 @@ function h<K extends keyof HTMLElementTagNameMap>(tag: K, className?: string, te
   return e;
 }
 
-function button(action: string, text: string, title: string): HTMLButtonElement {
+function button(action: ToolbarAction | PanelAction, text: string, title: string): HTMLButtonElement {
   const b = h("button", undefined, text);
   b.type = "button";
   b.dataset["action"] = action;

@@ -136,3 +136,17 @@ function loadPdfChunk(): Promise<typeof PdfChunk> {
   }
   return pdfChunk;
 }
+
+/** Saves `blob` as a download named `name` (an invisible link clicked once). */
+export function download(blob: Blob, name: string): void {
+  const url = URL.createObjectURL(blob);
+  const a = document.createElement("a");
+  a.href = url;
+  a.download = name;
+  a.rel = "noopener";
+  a.style.display = "none";
+  document.body.appendChild(a);
+  a.click();
+  a.remove();
+  setTimeout(() => URL.revokeObjectURL(url), 10_000);
+}

@@ -106,10 +106,22 @@ export function itemLook(item: VisibleItem, paths: (ids: readonly string[]) => s
   return item.type === "node" ? nodeLook(item, measure) : boxLook(item, { paths: paths(item.members) }, measure);
 }
 
-/** Header lines of an open module box and the width they need. */
-export function headerLook(c: VisibleContainer, measure: Measure): { lines: TextLine[]; minWidth: number } {
+/** Space right of a header's controls (the toggle is drawn this far in from the box's right edge). */
+export const CONTROL_INSET = 6;
+/** How far left of its controls an edge entering the box stays, so it never runs under them. */
+const CONTROL_CLEARANCE = 18;
+
+/**
+ * Header lines of an open module box, the width they need, and the width at its right end
+ * that its controls take (no edge enters the box there; the layout is told, not copying it).
+ */
+export function headerLook(c: VisibleContainer, measure: Measure): { lines: TextLine[]; minWidth: number; control: number } {
   const m = c.module;
   const sub = c.group !== undefined ? leafGroupSize(c.group) : [m.path === "" ? "(model)" : m.path, paramText(m.num_params)].join(" · ");
   const lines = [line(m.class_name, 12, 700), line(sub, 10.5, 400, true, 72)];
-  return { lines, minWidth: widthOf(lines, measure) + 24 + controlsWidth(c.run) + 10 };
+  return {
+    lines,
+    minWidth: widthOf(lines, measure) + 24 + controlsWidth(c.run) + 10,
+    control: CONTROL_INSET + controlsWidth(c.run) + CONTROL_CLEARANCE,
+  };
 }

@@ -8,7 +8,7 @@ import { select, type Selection } from "d3-selection";
 import { formatShapes } from "../model/format";
 import type { VisibleGraph } from "../model/visible";
 import type { LayoutResult, Point, Rect } from "../layout/types";
-import { foldButtonWidth, TOGGLE_SIZE, type Look, type TextLine } from "./looks";
+import { CONTROL_INSET, foldButtonWidth, TOGGLE_SIZE, type Look, type TextLine } from "./looks";
 import { FONT_FAMILY, LABEL_FAMILY } from "./measure";
 import type { Palette } from "./theme";
 
@@ -437,14 +437,14 @@ function drawHeaderButton(
 }
 
 function drawToggle(el: G, r: Rect, sign: "+" | "−", palette: Palette): void {
-  const at = { x: r.x + r.width - TOGGLE_SIZE - 6, y: r.y + 6, width: TOGGLE_SIZE };
+  const at = { x: r.x + r.width - TOGGLE_SIZE - CONTROL_INSET, y: r.y + 6, width: TOGGLE_SIZE };
   drawHeaderButton(el, at, "toggle", sign === "+" ? "open" : "close", sign, 14, palette);
 }
 
 /** The "×N" button left of the toggle of a call in an unfolded run: folds the run back. */
 function drawFoldBack(el: G, r: Rect, n: number, palette: Palette): void {
   const width = foldButtonWidth(n);
-  const at = { x: r.x + r.width - TOGGLE_SIZE - 6 - 4 - width, y: r.y + 6, width };
+  const at = { x: r.x + r.width - TOGGLE_SIZE - CONTROL_INSET - 4 - width, y: r.y + 6, width };
   const label = `Fold the ${n} identical calls back into one box`;
   const b = drawHeaderButton(el, at, "fold", label, `×${n}`, 10.5, palette);
   b.insert("title", ":first-child").text(label);

@@ -108,3 +108,28 @@ export function resolveTheme(option: ThemeOption, doc: Document = document): The
   }
   return "light";
 }
+
+/**
+ * Calls `onChange` whenever a source resolveTheme() reads may have changed (the system's
+ * preference, the host's attribute, JupyterLab's and VS Code's body markers); returns the
+ * function that stops watching.
+ */
+export function watchHostTheme(doc: Document, onChange: () => void): () => void {
+  const stops: (() => void)[] = [];
+  const view = doc.defaultView;
+  if (view !== null && typeof view.matchMedia === "function") {
+    const mq = view.matchMedia("(prefers-color-scheme: dark)");
+    mq.addEventListener("change", onChange);
+    stops.push(() => mq.removeEventListener("change", onChange));
+  }
+  const body = doc.body as HTMLElement | null;
+  if (typeof MutationObserver !== "undefined") {
+    const observer = new MutationObserver(onChange);
+    observer.observe(doc.documentElement, { attributes: true, attributeFilter: [HOST_THEME_ATTRIBUTE] });
+    if (body !== null) observer.observe(body, { attributes: true, attributeFilter: ["class", "data-jp-theme-light"] });
+    stops.push(() => observer.disconnect());
+  }
+  return () => {
+    for (const stop of stops) stop();
+  };
+}

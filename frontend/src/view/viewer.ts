@@ -3,26 +3,26 @@
  * state, and drives model -> layout -> drawing. Several viewers on a page share nothing but
  * the layout worker.
  */
-import { select } from "d3-selection";
-import { zoom, zoomIdentity, type ZoomBehavior, type ZoomTransform } from "d3-zoom";
 import { readDocument, type GraphIndex } from "../model/document";
-import { formatShapes } from "../model/format";
 import { search } from "../model/search";
 import * as states from "../model/state";
 import { computeVisibleGraph, type VisibleGraph } from "../model/visible";
 import { acquireLayoutClient, releaseLayoutClient, type LayoutClient } from "../layout/client";
-import { buildLayoutGraph } from "../layout/request";
 import type { LayoutResult, Rect } from "../layout/types";
+import { toolbarAction, unhandled, type ToolbarAction } from "./actions";
+import { Camera, READABLE_SCALE, type Anchor } from "./camera";
 import { buildChrome, buildErrorPanel, fillLegend, showTracebackEnd, type Chrome } from "./chrome";
 import { showModule, showNode } from "./details";
-import { exportPdf, exportPng, exportSvgString, type ExportSource } from "./export";
-import { HEADER_HEIGHT, headerLook, itemLook, type Look, type TextLine } from "./looks";
+import { download, exportPdf, exportPng, exportSvgString, type ExportSource } from "./export";
+import type { Look, TextLine } from "./looks";
 import { createMeasure, type Measure } from "./measure";
 import { GraphRenderer } from "./render";
+import { sizeVisibleGraph } from "./sizing";
+import { wireSearch } from "./search-results";
 import { mark } from "../perf";
 import css from "./styles.css";
 import type { ViewerOptions } from "../model/schema.generated";
-import { HOST_THEME_ATTRIBUTE, PALETTES, resolveTheme, type Palette, type ThemeName, type ThemeOption } from "./theme";
+import { PALETTES, resolveTheme, watchHostTheme, type Palette, type ThemeName, type ThemeOption } from "./theme";
 
 /** The options of mount(): generated from vista-schema's viewer-options.schema.json, which Python checks too. */
 export type { ViewerOptions } from "../model/schema.generated";
@@ -41,40 +41,25 @@ export interface ViewerHandle {
   destroy(): void;
 }
 
-interface Anchor {
-  readonly id: string;
-  readonly screenX: number;
-  readonly screenY: number;
-}
-
 type ViewTarget = { kind: "fit" } | { kind: "overview" } | { kind: "focus"; id: string } | { kind: "center"; id: string } | { kind: "anchor"; anchor: Anchor } | { kind: "keep" };
 
 const PROGRESS_DELAY_MS = 150;
-/** Height kept free under a fitted graph for the legend (bottom-left, over the canvas). */
-const LEGEND_SPACE = 30;
 let instances = 0;
-/**
- * The smallest zoom of a view the viewer chooses itself (the first view, Expand all, depth
- * changes, search jumps): node labels are 11-12px, so they stay at least ~9px on screen. Only
- * Fit and the zoom buttons/wheel go below it.
- */
-const READABLE_SCALE = 0.8;
 
 export class Viewer {
   private readonly chrome: Chrome;
   private readonly measure: Measure;
-  private readonly zoomBehavior: ZoomBehavior<SVGSVGElement, unknown>;
+  private readonly camera: Camera;
   private readonly renderer: GraphRenderer;
   private index: GraphIndex | null = null;
   private state: states.ViewState | null = null;
   private visible: VisibleGraph | null = null;
   private layout: LayoutResult | null = null;
-  private looks = new Map<string, Look>();
-  private headers = new Map<string, readonly TextLine[]>();
+  private looks: ReadonlyMap<string, Look> = new Map();
+  private headers: ReadonlyMap<string, readonly TextLine[]> = new Map();
   private themeOption: ThemeOption;
   private theme: ThemeName = "light";
   private selected: string | null = null;
-  private size: { width: number; height: number } | null = null;
   private readonly markerId = `vista-${++instances}-arrow`;
   private client: LayoutClient | null = null;
   private generation = 0;
@@ -104,28 +89,9 @@ export class Viewer {
     this.applyTheme();
     this.watchTheme();
 
-    this.zoomBehavior = zoom<SVGSVGElement, unknown>()
-      .scaleExtent([0.01, 4])
-      .extent(() => {
-        const { width, height } = this.viewSize();
-        return [
-          [0, 0],
-          [width, height],
-        ];
-      })
-      .on("zoom", (event: { transform: ZoomTransform }) => {
-        this.chrome.viewport.setAttribute("transform", event.transform.toString());
-      });
-    select(this.chrome.svg).call(this.zoomBehavior).on("dblclick.zoom", null);
-    if (typeof ResizeObserver !== "undefined") {
-      const observer = new ResizeObserver((entries) => {
-        const box = entries[entries.length - 1]?.contentRect;
-        if (box !== undefined && box.width > 0 && box.height > 0) this.size = { width: box.width, height: box.height };
-      });
-      observer.observe(this.chrome.svg);
-      this.cleanups.push(() => observer.disconnect());
-    }
+    this.camera = new Camera(this.chrome.svg, this.chrome.viewport, this.cleanups);
     this.wireEvents();
+    wireSearch(this.chrome, () => this.index, (id) => void this.select(id));
 
     try {
       this.index = readDocument(document);
@@ -226,8 +192,7 @@ export class Viewer {
   private anchoredAt(drawn: string, box: string): ViewTarget {
     const rect = this.layout?.rects[drawn];
     if (rect === undefined) return { kind: "keep" };
-    const t = this.transform();
-    return { kind: "anchor", anchor: { id: box, screenX: t.applyX(rect.x), screenY: t.applyY(rect.y) } };
+    return { kind: "anchor", anchor: this.camera.anchorOf(box, rect) };
   }
 
   private async select(id: string): Promise<void> {
@@ -256,7 +221,6 @@ export class Viewer {
     this.destroyed = true;
     this.generation++;
     for (const c of this.cleanups) c();
-    select(this.chrome.svg).on(".zoom", null);
     this.chrome.root.remove();
     if (this.client !== null) releaseLayoutClient();
     this.client = null;
@@ -271,28 +235,7 @@ export class Viewer {
     if (index === null || state === null || client === null) return;
     const generation = ++this.generation;
     const visible = computeVisibleGraph(index, state);
-    const paths = (ids: readonly string[]): string[] => ids.map((m) => index.modules.get(m)?.path ?? m);
-    const looks = new Map<string, Look>();
-    for (const item of visible.items.values()) looks.set(item.id, itemLook(item, paths, this.measure));
-    const headers = new Map<string, readonly TextLine[]>();
-    const headerWidths = new Map<string, number>();
-    for (const c of visible.containers.values()) {
-      const h = headerLook(c, this.measure);
-      headers.set(c.id, h.lines);
-      headerWidths.set(c.id, h.minWidth);
-    }
-    const labels = new Map(visible.edges.map((e) => [e.id, formatShapes(e.tensors)]));
-    const graph = buildLayoutGraph(
-      visible,
-      {
-        item: (id) => {
-          const l = looks.get(id);
-          return { width: l?.width ?? 40, height: l?.height ?? 24 };
-        },
-        header: (id) => ({ height: HEADER_HEIGHT, minWidth: headerWidths.get(id) ?? 100 }),
-      },
-      (id) => labels.get(id) ?? "",
-    );
+    const { graph, looks, headers } = sizeVisibleGraph(index, visible, this.measure);
     const timer = setTimeout(() => {
       if (generation === this.generation) this.chrome.progress.hidden = false;
     }, PROGRESS_DELAY_MS);
@@ -307,6 +250,7 @@ export class Viewer {
     if (generation !== this.generation || this.destroyed) return;
     this.visible = visible;
     this.layout = result;
+    this.camera.setGraphSize(result.width, result.height);
     this.looks = looks;
     this.headers = headers;
     this.chrome.root.dataset["layoutMs"] = result.stats.milliseconds.toFixed(1);
@@ -343,89 +287,32 @@ export class Viewer {
   }
 
   private applyTarget(target: ViewTarget): void {
-    if (target.kind === "fit") this.fit();
-    else if (target.kind === "overview") this.overview();
-    else if (target.kind === "focus") {
-      // A small graph is shown whole (the failed node stands out); a large one centred on it.
-      if (this.fitScale() >= READABLE_SCALE) this.fit();
-      else this.centerOn(target.id);
-    }
-    else if (target.kind === "center") this.centerOn(target.id);
-    else if (target.kind === "anchor") {
-      const rect = this.layout?.rects[target.anchor.id];
-      if (rect === undefined) return;
-      const k = this.transform().k;
-      this.setTransform(zoomIdentity.translate(target.anchor.screenX - k * rect.x, target.anchor.screenY - k * rect.y).scale(k));
-    }
-  }
-
-  private transform(): ZoomTransform {
-    // d3-zoom keeps the current transform on the element as `__zoom`.
-    const t = (this.chrome.svg as unknown as { __zoom?: ZoomTransform }).__zoom;
-    return t ?? zoomIdentity;
-  }
-
-  private setTransform(t: ZoomTransform): void {
-    select(this.chrome.svg).call(this.zoomBehavior.transform, t);
-  }
-
-  /** The graph area's size, kept by a ResizeObserver: reading it never forces a reflow. */
-  private viewSize(): { width: number; height: number } {
-    if (this.size === null) {
-      const r = this.chrome.svg.getBoundingClientRect();
-      if (r.width > 0 && r.height > 0) this.size = { width: r.width, height: r.height };
-      return { width: r.width || 800, height: r.height || 500 };
-    }
-    return this.size;
-  }
-
-  /** The area a fitted graph uses: the view minus the strip kept for the legend. */
-  private fitArea(): { width: number; height: number; free: number } {
-    const { width, height } = this.viewSize();
-    // Keep the bottom strip free for the legend, which floats over the bottom-left corner.
-    return { width, height, free: Math.max(height / 2, height - LEGEND_SPACE) };
-  }
-
-  /** The zoom at which Fit shows the whole graph. */
-  private fitScale(): number {
-    if (this.layout === null) return 1;
-    const { width, free } = this.fitArea();
-    return Math.min(1.25, (0.94 * width) / Math.max(1, this.layout.width), (0.94 * free) / Math.max(1, this.layout.height));
-  }
-
-  private fit(): void {
     if (this.layout === null) return;
-    const { width, free } = this.fitArea();
-    const k = this.fitScale();
-    const w = Math.max(1, this.layout.width);
-    const h = Math.max(1, this.layout.height);
-    this.setTransform(zoomIdentity.translate((width - k * w) / 2, (free - k * h) / 2).scale(k));
-  }
-
-  /**
-   * The whole graph when it fits at a readable scale; otherwise its top (where the inputs
-   * are) at a readable scale, centred on the inputs when the graph is also too wide. Fit shows
-   * all of it.
-   */
-  private overview(): void {
-    if (this.layout === null) return;
-    if (this.fitScale() >= READABLE_SCALE) {
-      this.fit();
-      return;
+    switch (target.kind) {
+      case "fit":
+        this.camera.fit();
+        break;
+      case "overview":
+        this.camera.overview(this.inputsSpan());
+        break;
+      case "focus":
+        // A small graph is shown whole (the failed node stands out); a large one centred on it.
+        if (this.camera.fitScale() >= READABLE_SCALE) this.camera.fit();
+        else this.centerOn(target.id);
+        break;
+      case "center":
+        this.centerOn(target.id);
+        break;
+      case "anchor": {
+        const rect = this.layout.rects[target.anchor.id];
+        if (rect !== undefined) this.camera.keepAt(target.anchor, rect);
+        break;
+      }
+      case "keep":
+        break;
+      default:
+        unhandled(target);
     }
-    const { width, height } = this.viewSize();
-    const w = Math.max(1, this.layout.width);
-    const k = Math.max(READABLE_SCALE, Math.min(1, (0.94 * width) / w));
-    let x: number;
-    if (k * w <= width) x = (width - k * w) / 2;
-    else {
-      // Centre the inputs, without leaving empty space beside the graph.
-      const inputs = this.inputsSpan();
-      const cx = inputs === null ? w / 2 : (inputs.left + inputs.right) / 2;
-      const margin = 0.03 * width;
-      x = Math.min(margin, Math.max(width - margin - k * w, width / 2 - k * cx));
-    }
-    this.setTransform(zoomIdentity.translate(x, 0.03 * height).scale(k));
   }
 
   /** The horizontal extent (graph coordinates) of the drawn boxes holding the graph's inputs. */
@@ -444,20 +331,12 @@ export class Viewer {
     return left <= right ? { left, right } : null;
   }
 
+  /** Centres the drawn box that shows `id` (itself, or the closed box hiding it). */
   private centerOn(id: string): void {
     if (this.visible === null || this.layout === null) return;
     const owner = this.visible.nodeOwner.get(id) ?? this.visible.moduleOwner.get(id) ?? null;
     const rect = owner === null ? undefined : this.layout.rects[owner];
-    if (rect === undefined) return;
-    const { width, height } = this.viewSize();
-    // As close as the whole graph allows, but never unreadably far or closer than 1:1.
-    const w = Math.max(1, this.layout.width);
-    const h = Math.max(1, this.layout.height);
-    const fitK = Math.min((0.94 * width) / w, (0.94 * height) / h);
-    const k = Math.min(1, Math.max(READABLE_SCALE, fitK, this.transform().k));
-    const cx = rect.x + rect.width / 2;
-    const cy = rect.y + rect.height / 2;
-    this.setTransform(zoomIdentity.translate(width / 2 - k * cx, height / 2 - k * cy).scale(k));
+    if (rect !== undefined) this.camera.centerOn(rect);
   }
 
   // ---- panels, events, theme -----------------------------------------------------------
@@ -482,8 +361,8 @@ export class Viewer {
     const c = this.chrome;
     c.toolbar.addEventListener("click", (event) => {
       const b = (event.target as Element).closest<HTMLButtonElement>("button[data-action]");
-      if (b === null) return;
-      void this.onAction(b.dataset["action"] ?? "");
+      const action = toolbarAction(b?.dataset["action"]);
+      if (action !== null) void this.onAction(action);
     });
     c.details.querySelector("button[data-action=close-details]")?.addEventListener("click", () => {
       c.details.hidden = true;
@@ -527,28 +406,6 @@ export class Viewer {
         void this.toggle(id);
       }
     });
-    let debounce: ReturnType<typeof setTimeout> | undefined;
-    c.search.addEventListener("input", () => {
-      clearTimeout(debounce);
-      debounce = setTimeout(() => this.showSearch(c.search.value), 120);
-    });
-    c.search.addEventListener("keydown", (event) => {
-      if (event.key === "Enter") {
-        clearTimeout(debounce);
-        this.showSearch(c.search.value);
-        const first = c.results.querySelector<HTMLElement>("[data-target-id]");
-        const id = first?.dataset["targetId"];
-        if (id !== undefined) this.chooseHit(id);
-      } else if (event.key === "Escape") {
-        c.search.value = "";
-        c.results.hidden = true;
-      }
-    });
-    c.results.addEventListener("click", (event) => {
-      const hit = (event.target as Element).closest<HTMLElement>("[data-target-id]");
-      const id = hit?.dataset["targetId"];
-      if (id !== undefined) this.chooseHit(id);
-    });
   }
 
   private pick(id: string): void {
@@ -557,51 +414,16 @@ export class Viewer {
     this.showDetails(id);
   }
 
-  private chooseHit(id: string): void {
-    this.chrome.results.hidden = true;
-    void this.select(id);
-  }
-
-  private showSearch(query: string): void {
-    const results = this.chrome.results;
-    results.replaceChildren();
-    if (this.index === null || query.trim() === "") {
-      results.hidden = true;
-      return;
-    }
-    const hits = search(this.index, query, 100);
-    if (hits.length === 0) {
-      const none = document.createElement("div");
-      none.className = "vista-search-empty";
-      none.textContent = "No match";
-      results.appendChild(none);
-    }
-    for (const hit of hits) {
-      const b = document.createElement("button");
-      b.type = "button";
-      b.dataset["targetId"] = hit.id;
-      b.setAttribute("role", "option");
-      b.textContent = hit.title;
-      const detail = document.createElement("span");
-      detail.className = "vista-hit-detail";
-      detail.textContent = hit.detail;
-      b.appendChild(detail);
-      results.appendChild(b);
-    }
-    results.hidden = false;
-  }
-
-  private async onAction(action: string): Promise<void> {
-    const sel = select(this.chrome.svg);
+  private async onAction(action: ToolbarAction): Promise<void> {
     switch (action) {
       case "zoom-in":
-        sel.call(this.zoomBehavior.scaleBy, 1.25);
+        this.camera.zoomBy(1.25);
         break;
       case "zoom-out":
-        sel.call(this.zoomBehavior.scaleBy, 0.8);
+        this.camera.zoomBy(0.8);
         break;
       case "fit":
-        this.fit();
+        if (this.layout !== null) this.camera.fit();
         break;
       case "expand-all":
         await this.handle().expandAll();
@@ -622,7 +444,7 @@ export class Viewer {
         this.setTheme(this.theme === "dark" ? "light" : "dark");
         break;
       default:
-        break;
+        unhandled(action);
     }
   }
 
@@ -652,26 +474,13 @@ export class Viewer {
   }
 
   private watchTheme(): void {
-    const view = this.container.ownerDocument.defaultView;
     const onChange = (): void => {
       if (this.themeOption !== "auto") return;
       const before = this.theme;
       this.applyTheme();
       if (before !== this.theme) this.redraw();
     };
-    if (view !== null && typeof view.matchMedia === "function") {
-      const mq = view.matchMedia("(prefers-color-scheme: dark)");
-      mq.addEventListener("change", onChange);
-      this.cleanups.push(() => mq.removeEventListener("change", onChange));
-    }
-    const doc = this.container.ownerDocument;
-    const body = doc.body as HTMLElement | null;
-    if (typeof MutationObserver !== "undefined") {
-      const observer = new MutationObserver(onChange);
-      observer.observe(doc.documentElement, { attributes: true, attributeFilter: [HOST_THEME_ATTRIBUTE] });
-      if (body !== null) observer.observe(body, { attributes: true, attributeFilter: ["class", "data-jp-theme-light"] });
-      this.cleanups.push(() => observer.disconnect());
-    }
+    this.cleanups.push(watchHostTheme(this.container.ownerDocument, onChange));
   }
 
   private fail(error: unknown): void {
@@ -683,19 +492,6 @@ export class Viewer {
     this.chrome.canvas.appendChild(box);
     this.rejectReady(error instanceof Error ? error : new Error(message));
   }
-}
-
-function download(blob: Blob, name: string): void {
-  const url = URL.createObjectURL(blob);
-  const a = document.createElement("a");
-  a.href = url;
-  a.download = name;
-  a.rel = "noopener";
-  a.style.display = "none";
-  document.body.appendChild(a);
-  a.click();
-  a.remove();
-  setTimeout(() => URL.revokeObjectURL(url), 10_000);
 }
 
 export function mount(container: HTMLElement, document: unknown, options: ViewerOptions = {}): ViewerHandle {

@@ -1,0 +1,86 @@
+/**
+ * Composing the local layouts: placing every container and item at absolute coordinates
+ * (top-down), and stitching each route's local pieces into one drawn edge.
+ */
+import type { GraphvizLayout } from "./graphviz";
+import type { Route, Piece } from "./route";
+import { sizeOf, workOf, type LayoutTree } from "./tree";
+import type { EdgeRoute, Point, Rect } from "./types";
+
+export interface Placement {
+  /** Top-left rectangles of every item and container. */
+  readonly rects: Record<string, Rect>;
+  /** Where each container's own layout has its origin. */
+  readonly origins: ReadonlyMap<string, Point>;
+}
+
+/** Absolute positions, from the root at (0, 0) down; with a stack of its own, as modules may nest 10,000 deep. */
+export function place(tree: LayoutTree): Placement {
+  const rects: Record<string, Rect> = {};
+  const origins = new Map<string, Point>();
+  const placing: [string, number, number][] = [[tree.root, 0, 0]];
+  for (let next = placing.pop(); next !== undefined; next = placing.pop()) {
+    const [id, x, y] = next;
+    const w = tree.work.get(id);
+    if (w === undefined) {
+      const s = sizeOf(tree, id);
+      rects[id] = { x, y, width: s.width, height: s.height };
+      continue;
+    }
+    rects[id] = { x, y, width: w.width, height: w.height };
+    const local = w.local as GraphvizLayout;
+    const ox = x + w.inset;
+    const oy = y + w.spec.header;
+    origins.set(id, { x: ox, y: oy });
+    w.spec.members.forEach((m, i) => {
+      const centre = local.nodes.get(`e${i}`) ?? { x: 0, y: 0 };
+      const size = sizeOf(tree, m);
+      placing.push([m, ox + centre.x - size.width / 2, oy + centre.y - size.height / 2]);
+    });
+  }
+  return { rects, origins };
+}
+
+function pieceInfo(tree: LayoutTree, origins: ReadonlyMap<string, Point>, p: Piece): { points: Point[]; label: Point | null } {
+  const o = origins.get(p.container) ?? { x: 0, y: 0 };
+  const e = workOf(tree, p.container).local?.edges[p.edge];
+  if (e === undefined) return { points: [], label: null };
+  return {
+    points: e.points.map((q) => ({ x: q.x + o.x, y: q.y + o.y })),
+    label: e.label === null ? null : { x: e.label.x + o.x, y: e.label.y + o.y },
+  };
+}
+
+/**
+ * Each route's pieces joined into one Bézier chain (a vertical S between the end of one
+ * piece and the start of the next); a label shared by several routes is drawn once.
+ */
+export function stitch(tree: LayoutTree, routes: readonly Route[], origins: ReadonlyMap<string, Point>): EdgeRoute[] {
+  const labelsDrawn = new Set<string>();
+  return routes.map((r) => {
+    const points: Point[] = [];
+    for (const piece of r.pieces) {
+      const next = pieceInfo(tree, origins, piece).points;
+      if (next.length === 0) continue;
+      const last = points[points.length - 1];
+      const first = next[0] as Point;
+      if (last === undefined) {
+        points.push(...next);
+        continue;
+      }
+      const dy = (first.y - last.y) / 2;
+      points.push({ x: last.x, y: last.y + dy }, { x: first.x, y: first.y - dy }, first, ...next.slice(1));
+    }
+    let label: EdgeRoute["label"] = null;
+    if (r.labelPiece !== null) {
+      const key = `${r.labelPiece.container}#${r.labelPiece.edge}`;
+      const info = pieceInfo(tree, origins, r.labelPiece);
+      const text = workOf(tree, r.labelPiece.container).edges[r.labelPiece.edge]?.labels.join(", ") ?? "";
+      if (info.label !== null && !labelsDrawn.has(key)) {
+        labelsDrawn.add(key);
+        label = { x: info.label.x, y: info.label.y, text };
+      }
+    }
+    return { id: r.id, points, label };
+  });
+}

@@ -1,0 +1,84 @@
+/**
+ * Routing: every visible edge becomes a chain of local edges, one per container between its
+ * ends (out through exit ports up to the lowest common container, across it, in through entry
+ * ports down to the target), so each container's own layout knows the edges it must draw.
+ */
+import { ancestry, workOf, type LayoutTree } from "./tree";
+import type { LayoutEdgeSpec } from "./types";
+
+/** One local edge of a route: the container it is drawn in and its index there. */
+export interface Piece {
+  readonly container: string;
+  readonly edge: number;
+}
+
+export interface Route {
+  readonly id: string;
+  readonly pieces: readonly Piece[];
+  /** The piece that carries the label (the one across the lowest common container). */
+  readonly labelPiece: Piece | null;
+}
+
+// Every local edge that touches an open element carries one value (its `to`, or its port,
+// names the value), so the first route to make it names its source for all.
+function localEdge(tree: LayoutTree, container: string, from: string, to: string, source: string, label: string): number {
+  const w = workOf(tree, container);
+  const key = `${from}\u0000${to}`;
+  let index = w.edgeIndex.get(key);
+  if (index === undefined) {
+    index = w.edges.length;
+    w.edges.push({ from, to, source, labels: [] });
+    w.edgeIndex.set(key, index);
+  }
+  const entry = w.edges[index];
+  if (entry !== undefined && label !== "" && !entry.labels.includes(label)) entry.labels.push(label);
+  return index;
+}
+
+function element(tree: LayoutTree, container: string, member: string): string {
+  return `e${workOf(tree, container).elementIndex.get(member) ?? 0}`;
+}
+
+function port(tree: LayoutTree, container: string, kind: "i" | "o", source: string): string {
+  const w = workOf(tree, container);
+  const ports = kind === "i" ? w.inPorts : w.outPorts;
+  let k = ports.get(source);
+  if (k === undefined) {
+    k = ports.size;
+    ports.set(source, k);
+  }
+  return `${kind}${k}`;
+}
+
+/** Routes of `edges` through `tree`, filling in each container's ports and local edges. */
+export function routeEdges(tree: LayoutTree, edges: readonly LayoutEdgeSpec[]): Route[] {
+  const routes: Route[] = [];
+  for (const e of edges) {
+    const up = ancestry(tree, e.source);
+    const down = ancestry(tree, e.target);
+    const downSet = new Set(down);
+    const lcaIndex = up.findIndex((a, i) => i > 0 && downSet.has(a));
+    if (lcaIndex < 0) continue;
+    const lca = up[lcaIndex] as string;
+    const lcaDown = down.indexOf(lca);
+    const pieces: Piece[] = [];
+    for (let i = 1; i < lcaIndex; i++) {
+      const c = up[i] as string;
+      pieces.push({ container: c, edge: localEdge(tree, c, element(tree, c, up[i - 1] as string), port(tree, c, "o", e.source), e.source, "") });
+    }
+    const sourceChild = up[lcaIndex - 1] as string;
+    const targetChild = down[lcaDown - 1] as string;
+    // One local edge per (source child, target child, source): edges of one value share it.
+    const lcaPiece: Piece = {
+      container: lca,
+      edge: localEdge(tree, lca, element(tree, lca, sourceChild), `${element(tree, lca, targetChild)}\u0000${e.source}`, e.source, e.label),
+    };
+    pieces.push(lcaPiece);
+    for (let i = lcaDown - 1; i >= 1; i--) {
+      const c = down[i] as string;
+      pieces.push({ container: c, edge: localEdge(tree, c, port(tree, c, "i", e.source), element(tree, c, down[i - 1] as string), e.source, "") });
+    }
+    routes.push({ id: e.id, pieces, labelPiece: e.label === "" ? null : lcaPiece });
+  }
+  return routes;
+}

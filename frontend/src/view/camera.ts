@@ -1,0 +1,154 @@
+/**
+ * The camera of one viewer: d3-zoom on its SVG, the view's size (kept by a ResizeObserver),
+ * and the views the viewer chooses itself (fit, overview, centre on a box, keep a box where
+ * it was on screen). Knows the graph only by its size and the rectangles it is given.
+ */
+import { select } from "d3-selection";
+import { zoom, zoomIdentity, type ZoomBehavior, type ZoomTransform } from "d3-zoom";
+import type { Rect } from "../layout/types";
+
+/** Height kept free under a fitted graph for the legend (bottom-left, over the canvas). */
+const LEGEND_SPACE = 30;
+/**
+ * The smallest zoom of a view the viewer chooses itself (the first view, Expand all, depth
+ * changes, search jumps): node labels are 11-12px, so they stay at least ~9px on screen. Only
+ * Fit and the zoom buttons/wheel go below it.
+ */
+export const READABLE_SCALE = 0.8;
+
+/** Where a box was on screen, to keep it there across a relayout. */
+export interface Anchor {
+  readonly id: string;
+  readonly screenX: number;
+  readonly screenY: number;
+}
+
+export class Camera {
+  private readonly behavior: ZoomBehavior<SVGSVGElement, unknown>;
+  private size: { width: number; height: number } | null = null;
+  private graph = { width: 1, height: 1 };
+
+  constructor(
+    private readonly svg: SVGSVGElement,
+    viewport: SVGGElement,
+    cleanups: (() => void)[],
+  ) {
+    this.behavior = zoom<SVGSVGElement, unknown>()
+      .scaleExtent([0.01, 4])
+      .extent(() => {
+        const { width, height } = this.viewSize();
+        return [
+          [0, 0],
+          [width, height],
+        ];
+      })
+      .on("zoom", (event: { transform: ZoomTransform }) => {
+        viewport.setAttribute("transform", event.transform.toString());
+      });
+    select(svg).call(this.behavior).on("dblclick.zoom", null);
+    if (typeof ResizeObserver !== "undefined") {
+      const observer = new ResizeObserver((entries) => {
+        const box = entries[entries.length - 1]?.contentRect;
+        if (box !== undefined && box.width > 0 && box.height > 0) this.size = { width: box.width, height: box.height };
+      });
+      observer.observe(svg);
+      cleanups.push(() => observer.disconnect());
+    }
+    cleanups.push(() => select(svg).on(".zoom", null));
+  }
+
+  /** The size of the graph now drawn (its layout's). */
+  setGraphSize(width: number, height: number): void {
+    this.graph = { width: Math.max(1, width), height: Math.max(1, height) };
+  }
+
+  transform(): ZoomTransform {
+    // d3-zoom keeps the current transform on the element as `__zoom`.
+    const t = (this.svg as unknown as { __zoom?: ZoomTransform }).__zoom;
+    return t ?? zoomIdentity;
+  }
+
+  zoomBy(factor: number): void {
+    select(this.svg).call(this.behavior.scaleBy, factor);
+  }
+
+  /** Where the top-left corner of `rect` (graph coordinates) is on screen, as an anchor for `id`. */
+  anchorOf(id: string, rect: Rect): Anchor {
+    const t = this.transform();
+    return { id, screenX: t.applyX(rect.x), screenY: t.applyY(rect.y) };
+  }
+
+  /** Keeps the zoom and moves the graph so that `rect`'s corner is where the anchor says. */
+  keepAt(anchor: Anchor, rect: Rect): void {
+    const k = this.transform().k;
+    this.setTransform(zoomIdentity.translate(anchor.screenX - k * rect.x, anchor.screenY - k * rect.y).scale(k));
+  }
+
+  /** The zoom at which Fit shows the whole graph. */
+  fitScale(): number {
+    const { width, free } = this.fitArea();
+    return Math.min(1.25, (0.94 * width) / this.graph.width, (0.94 * free) / this.graph.height);
+  }
+
+  fit(): void {
+    const { width, free } = this.fitArea();
+    const k = this.fitScale();
+    const { width: w, height: h } = this.graph;
+    this.setTransform(zoomIdentity.translate((width - k * w) / 2, (free - k * h) / 2).scale(k));
+  }
+
+  /**
+   * The whole graph when it fits at a readable scale; otherwise its top (where the inputs
+   * are) at a readable scale, centred on the inputs (`inputs`, their horizontal extent) when
+   * the graph is also too wide. Fit shows all of it.
+   */
+  overview(inputs: { left: number; right: number } | null): void {
+    if (this.fitScale() >= READABLE_SCALE) {
+      this.fit();
+      return;
+    }
+    const { width, height } = this.viewSize();
+    const w = this.graph.width;
+    const k = Math.max(READABLE_SCALE, Math.min(1, (0.94 * width) / w));
+    let x: number;
+    if (k * w <= width) x = (width - k * w) / 2;
+    else {
+      // Centre the inputs, without leaving empty space beside the graph.
+      const cx = inputs === null ? w / 2 : (inputs.left + inputs.right) / 2;
+      const margin = 0.03 * width;
+      x = Math.min(margin, Math.max(width - margin - k * w, width / 2 - k * cx));
+    }
+    this.setTransform(zoomIdentity.translate(x, 0.03 * height).scale(k));
+  }
+
+  /** `rect` in the middle, as close as the whole graph allows, but never unreadably far or closer than 1:1. */
+  centerOn(rect: Rect): void {
+    const { width, height } = this.viewSize();
+    const { width: w, height: h } = this.graph;
+    const fitK = Math.min((0.94 * width) / w, (0.94 * height) / h);
+    const k = Math.min(1, Math.max(READABLE_SCALE, fitK, this.transform().k));
+    const cx = rect.x + rect.width / 2;
+    const cy = rect.y + rect.height / 2;
+    this.setTransform(zoomIdentity.translate(width / 2 - k * cx, height / 2 - k * cy).scale(k));
+  }
+
+  private setTransform(t: ZoomTransform): void {
+    select(this.svg).call(this.behavior.transform, t);
+  }
+
+  /** The graph area's size, kept by a ResizeObserver: reading it never forces a reflow. */
+  private viewSize(): { width: number; height: number } {
+    if (this.size === null) {
+      const r = this.svg.getBoundingClientRect();
+      if (r.width > 0 && r.height > 0) this.size = { width: r.width, height: r.height };
+      return { width: r.width || 800, height: r.height || 500 };
+    }
+    return this.size;
+  }
+
+  /** The area a fitted graph uses: the view minus the strip kept for the legend, which floats over the bottom-left corner. */
+  private fitArea(): { width: number; height: number; free: number } {
+    const { width, height } = this.viewSize();
+    return { width, height, free: Math.max(height / 2, height - LEGEND_SPACE) };
+  }
+}
