@@ -81,7 +81,7 @@ def lint(session: nox.Session) -> None:
 
 @nox.session(python=PYTHON)
 def typecheck(session: nox.Session) -> None:
-    """mypy --strict over the three packages' sources."""
+    """mypy --strict over the four packages' sources."""
     install(session, "mypy", "types-jsonschema", "-e", SCHEMA, "-e", CORE, "-e", RENDER, "-e", JUPYTER)
     session.run("mypy", *session.posargs)
 
