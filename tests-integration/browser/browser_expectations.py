@@ -2,9 +2,10 @@
 
 The rules come from the viewer contract: module calls at depth < d are open (the root has
 depth 0); a node is drawn when its innermost module call is open and not inside a folded
-run; a module call whose parent is open and that is itself closed is one collapsed box; a run
-of identical sibling calls (``repeated_blocks``) is one box "×N" (its id: the run's first
-call) until it is unfolded, which happens when its calls are opened or its box is clicked.
+run, nor glue between the calls of one; a module call whose parent is open and that is itself
+closed is one collapsed box; a run of identical sibling calls (``repeated_blocks``) is one
+box "×N" (its id: the run's first call) until it is unfolded, which happens when its calls
+are opened or its box is clicked.
 The first view of a failed forward pass also opens the module calls around the failed node.
 The viewer also groups the model's inputs (and outputs) when at least five of them share the
 head of a nested name (``cache.layers[0].keys`` …): the group is a box like a module call,
@@ -106,9 +107,12 @@ def view(doc: dict[str, Any], opened: set[str], unfolded: set[str], *, show_para
         else:
             boxes[mid] = 1
             hidden.add(mid)
+    # The glue between the calls of a folded run is drawn inside its box.
+    glue = {n for block in doc.get("repeated_blocks", []) if block["modules"][0] in fold_size
+            and block["modules"][0] not in unfolded for n in block.get("glue", [])}
     nodes = set()
     for node in doc["nodes"]:
-        if node["module"] not in drawn_open:
+        if node["module"] not in drawn_open or node["id"] in glue:
             continue
         if not show_parameters and node["kind"] in ("parameter", "buffer"):
             continue

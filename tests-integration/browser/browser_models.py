@@ -111,6 +111,26 @@ def gpt2(n_layer: int = 3) -> dict[str, Any]:
     return vista_core.trace(model, (), kwargs={"input_ids": torch.randint(0, 120, (1, 8))}).to_dict()
 
 
+class GatedSteps(nn.Module):
+    """A Linear in an `if` branch, then a loop of gated residual steps (glue between them)."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.pos = nn.Linear(8, 8)
+        self.steps = nn.ModuleList(nn.Linear(8, 8) for _ in range(4))
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        h = self.pos(x) if x.sum() > -1e9 else x
+        for step in self.steps:
+            h = h + torch.sigmoid(step(h))
+        return h
+
+
+def steps() -> dict[str, Any]:
+    torch.manual_seed(0)
+    return vista_core.trace(GatedSteps(), torch.randn(2, 8)).to_dict()
+
+
 def t5() -> dict[str, Any]:
     """A tiny T5 with an LM head: its embedding is tied to the encoder, the decoder and the head."""
     from transformers import T5Config, T5ForConditionalGeneration
@@ -156,6 +176,7 @@ BUILDERS: dict[str, Callable[[], dict[str, Any]]] = {
     "gpt2_24": lambda: gpt2(24),
     "llama_32": llama,
     "t5": t5,
+    "steps": steps,
     "failing": failing,
     "hostile": hostile,
 }

@@ -32,6 +32,8 @@ export interface FoldGroup {
   readonly key: string;
   readonly parent: string;
   readonly modules: readonly string[];
+  /** The parent's own nodes between the calls (residual adds, norms), folded with them. */
+  readonly glue: readonly string[];
 }
 
 /**
@@ -80,6 +82,8 @@ export interface GraphIndex {
   readonly folds: ReadonlyMap<string, FoldGroup>;
   /** For a module inside a repeated run, the key of its fold group. */
   readonly foldOf: ReadonlyMap<string, string>;
+  /** For a glue node between the calls of a repeated run, the key of its fold group. */
+  readonly glueOf: ReadonlyMap<string, string>;
   /** Nodes marked as failed (kind "error", an `error` field, or the document error's node). */
   readonly failedNodes: ReadonlySet<string>;
   /** Groups of inputs or outputs by their module id. */
@@ -194,6 +198,8 @@ export function readDocument(input: unknown): GraphIndex {
   const folds = new Map<string, FoldGroup>();
   const foldOf = new Map<string, string>();
   for (const block of doc.repeated_blocks ?? []) addFold(block, modules, folds, foldOf);
+  const glueOf = new Map<string, string>();
+  for (const fold of folds.values()) for (const id of fold.glue) if (nodes.get(id)?.module === fold.parent) glueOf.set(id, fold.key);
 
   const failedNodes = new Set<string>();
   for (const n of doc.nodes) if (n.kind === "error" || n.error !== undefined) failedNodes.add(n.id);
@@ -218,6 +224,7 @@ export function readDocument(input: unknown): GraphIndex {
     edges: doc.edges,
     folds,
     foldOf,
+    glueOf,
     failedNodes,
     groups,
     shared,
@@ -284,7 +291,7 @@ function addFold(
   if (members.some((id) => foldOf.has(id))) return;
   const first = members[0];
   if (first === undefined) return;
-  folds.set(first, { key: first, parent: block.parent, modules: members });
+  folds.set(first, { key: first, parent: block.parent, modules: members, glue: block.glue ?? [] });
   for (const id of members) foldOf.set(id, first);
 }
 

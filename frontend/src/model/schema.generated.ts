@@ -207,6 +207,10 @@ export interface RepeatedBlock {
    */
   modules: [ModuleId, ModuleId, ...ModuleId[]];
   signature: string;
+  /**
+   * The parent's own nodes between the calls (residual adds, norms, casts), alike between every pair; folded with them.
+   */
+  glue?: NodeId[];
 }
 /**
  * A parameter or buffer read by more than one module call, or held under more than one name (tied weights). Each call that reads it has its own node, so it never shows as data flowing between calls.

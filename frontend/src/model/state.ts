@@ -92,7 +92,8 @@ export function isFolded(index: GraphIndex, state: ViewState, id: string): boole
 
 /**
  * Opens what hides `id` (a node or module id): every ancestor module call is opened and every
- * repeated run containing it is unfolded. The module itself stays as it is.
+ * repeated run containing it (or, for glue, folded around it) is unfolded. The module itself
+ * stays as it is.
  */
 export function reveal(index: GraphIndex, state: ViewState, id: string): ViewState {
   let moduleId: string;
@@ -110,6 +111,8 @@ export function reveal(index: GraphIndex, state: ViewState, id: string): ViewSta
   const chain = moduleAncestry(index, moduleId);
   const open = new Set(state.open);
   const unfolded = new Set(state.unfolded);
+  const glue = index.glueOf.get(id);
+  if (glue !== undefined) unfolded.add(glue);
   chain.forEach((m, i) => {
     const fold = index.foldOf.get(m);
     if (fold !== undefined) unfolded.add(fold);

@@ -143,10 +143,13 @@ export function computeVisibleGraph(index: GraphIndex, state: ViewState): Visibl
   const nodeOwner = new Map<string, string | null>();
   for (const node of index.doc.nodes) {
     const p = placement.get(node.module) as Placement;
+    const glue = index.glueOf.get(node.id);
     if (!passesFilters(node, state)) {
       nodeOwner.set(node.id, null);
     } else if (p.kind === "hidden") {
       nodeOwner.set(node.id, p.box);
+    } else if (glue !== undefined && boxes.has(glue) && !state.unfolded.has(glue)) {
+      nodeOwner.set(node.id, glue); // the glue between the calls of a folded run is inside its box
     } else {
       nodeOwner.set(node.id, node.id);
       items.set(node.id, {

@@ -136,6 +136,9 @@ export function showModule(panel: HTMLElement, index: GraphIndex, module: Module
   if (members.length > 1) {
     const paths = members.map((m) => index.modules.get(m)?.path ?? m);
     rows.push(["repeated", `${members.length} identical calls: ${paths[0] ?? ""} … ${paths[paths.length - 1] ?? ""}`]);
+    const glue = index.folds.get(index.foldOf.get(module.id) ?? "")?.glue ?? [];
+    const each = glue.slice(0, glue.length / (members.length - 1));
+    if (each.length > 0) rows.push(["between calls", each.map((id) => index.nodes.get(id)?.label ?? id).join(", ")]);
   }
   table(panel, rows);
   const params = (module.parameters ?? []).map(

@@ -14,10 +14,11 @@ is linear in the size of the graph (times the nesting depth for the edges' paths
 
 from __future__ import annotations
 
+import bisect
 import hashlib
 from collections.abc import Hashable, Sequence
 
-__all__ = ["repeated_blocks", "signatures"]
+__all__ = ["repeated_blocks", "role", "signatures"]
 
 Edge = tuple[int, int, int, int]
 
@@ -102,43 +103,102 @@ def signatures(parents: Sequence[int | None], classes: Sequence[str], node_calls
     return result
 
 
+def role(path: str) -> str:
+    """What a module call is in its model, for repeated blocks: its path, with a trailing
+    index replaced (``layers.3`` and ``layers.7`` are both ``layers.#``), so the calls of one
+    container's numbered children share a role and differently named modules never do."""
+    head, dot, last = path.rpartition(".")
+    return f"{head}{dot}#" if last.isdigit() else path
+
+
 def repeated_blocks(parents: Sequence[int | None], node_calls: Sequence[int], edges: Sequence[Edge],
-                    sigs: Sequence[str]) -> list[tuple[int, list[int]]]:
-    """Runs of at least two consecutive sibling calls with equal signatures, where each call
-    consumes a tensor produced inside the one before it. Returns (parent, calls) pairs."""
-    depths = _depths(parents)
+                    sigs: Sequence[str], roles: Sequence[str],
+                    node_keys: Sequence[Hashable]) -> list[tuple[int, list[int], list[int]]]:
+    """Runs of at least two consecutive sibling calls that are the same block of the model:
+    equal signatures and equal ``roles`` (see :func:`role`), each feeding the next, directly or
+    through the parent's own nodes between them (the glue: residual adds, norms, casts). The
+    glue between each pair of a run must be alike (same nodes, wired alike to the block before
+    it) and is part of the run. Returns (parent, calls, glue nodes) triples."""
+    calls = len(parents)
+    # The nodes of a call's subtree form one interval of execution order: calls nest.
+    first = [-1] * calls
+    last = [-1] * calls
+    own: list[list[int]] = [[] for _ in range(calls)]
+    for node, call in enumerate(node_calls):
+        own[call].append(node)
+        if first[call] < 0:
+            first[call] = node
+        last[call] = node
+    for call in range(calls - 1, 0, -1):  # children have higher indices than their parents
+        parent = parents[call]
+        if parent is not None and first[call] >= 0:
+            first[parent] = first[call] if first[parent] < 0 else min(first[parent], first[call])
+            last[parent] = max(last[parent], last[call])
+    incoming: dict[int, list[tuple[int, int, int]]] = {}
+    for source, source_port, target, target_port in edges:
+        incoming.setdefault(target, []).append((source, source_port, target_port))
     children: dict[int, list[int]] = {}
     for i, parent in enumerate(parents):
         if parent is not None:
             children.setdefault(parent, []).append(i)
-    # For each edge, the two sibling calls it connects: the children of the lowest common
-    # ancestor that hold its source and its target.
-    feeds: set[tuple[int, int]] = set()
-    for source, _sport, target, _tport in edges:
-        a, b = node_calls[source], node_calls[target]
-        if a == b:  # most edges: no pair of siblings involved
-            continue
-        while depths[a] > depths[b]:
-            a = parents[a]  # type: ignore[assignment]
-        while depths[b] > depths[a]:
-            b = parents[b]  # type: ignore[assignment]
-        if a == b:  # one end is inside the other's call
-            continue
-        while parents[a] != parents[b]:
-            a, b = parents[a], parents[b]  # type: ignore[assignment]
-        feeds.add((a, b))
-    blocks: list[tuple[int, list[int]]] = []
+
+    def inside(node: int, call: int) -> bool:
+        return first[call] <= node <= last[call]
+
+    def between(parent: int, a: int, b: int) -> tuple[bool, tuple[object, ...], list[int]]:
+        """Whether call ``a`` feeds call ``b`` (directly or through the glue), a description of
+        the glue and of b's inputs relative to a, and the glue nodes."""
+        mine = own[parent]
+        glue = mine[bisect.bisect_right(mine, last[a]):bisect.bisect_left(mine, first[b])]
+        slot = {n: j for j, n in enumerate(glue)}
+        entering: dict[tuple[int, int], int] = {}
+        for node in range(first[a], last[a] + 1):
+            for source, port, _ in incoming.get(node, ()):
+                if not inside(source, a):
+                    entering.setdefault((source, port), len(entering))
+        reached = set()  # glue nodes that depend on a
+
+        def where(source: int, port: int) -> tuple[object, ...]:
+            if source in slot:
+                return ("glue", slot[source], port)
+            if inside(source, a):
+                return ("block", source - first[a], port)
+            found = entering.get((source, port))
+            return ("input", found) if found is not None else ("outside", source, port)
+
+        parts: list[object] = []
+        for node in glue:
+            parts.append(node_keys[node])
+            for source, port, target_port in incoming.get(node, ()):
+                if source in reached or inside(source, a):
+                    reached.add(node)
+                parts.append((target_port, where(source, port)))
+        feeds = False
+        for node in range(first[b], last[b] + 1):
+            for source, port, target_port in incoming.get(node, ()):
+                if not inside(source, b):
+                    feeds = feeds or source in reached or inside(source, a)
+                    parts.append((node - first[b], target_port, where(source, port)))
+        return feeds, tuple(parts), glue
+
+    blocks: list[tuple[int, list[int], list[int]]] = []
     for parent, kids in children.items():
         run: list[int] = [kids[0]]
+        glue: list[int] = []
+        pattern: tuple[object, ...] | None = None
         for kid in kids[1:]:
             prev = run[-1]
-            if sigs[kid] == sigs[prev] and (prev, kid) in feeds:
-                run.append(kid)
-                continue
+            if sigs[kid] == sigs[prev] and roles[kid] == roles[prev] and first[prev] >= 0 and first[kid] >= 0:
+                feeds, described, nodes = between(parent, prev, kid)
+                if feeds and (pattern is None or described == pattern):
+                    run.append(kid)
+                    glue.extend(nodes)
+                    pattern = described
+                    continue
             if len(run) > 1:
-                blocks.append((parent, run))
-            run = [kid]
+                blocks.append((parent, run, glue))
+            run, glue, pattern = [kid], [], None
         if len(run) > 1:
-            blocks.append((parent, run))
+            blocks.append((parent, run, glue))
     blocks.sort(key=lambda b: b[1][0])
     return blocks

@@ -177,12 +177,16 @@ class ModuleCall:
 
 @dataclass(frozen=True)
 class RepeatedBlock:
-    """Consecutive sibling calls with the same signature, each feeding the next (the 24
-    layers of a transformer). Renderers may fold them into one box."""
+    """Consecutive sibling calls that are the same block of the model (one container's
+    numbered children, such as a transformer's 24 layers, or one module called repeatedly),
+    with the same signature, each feeding the next. ``glue`` lists the parent's own nodes
+    between them (a residual add, a norm, a cast), alike between every pair. Renderers may
+    fold the calls and their glue into one box."""
 
     parent: str
     modules: tuple[str, ...]
     signature: str
+    glue: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -338,6 +342,14 @@ class Graph:
             for ref in (b.parent, *b.modules):
                 if ref not in modules:
                     raise SchemaError(f"$.repeated_blocks[{i}] refers to unknown module {ref!r}")
+            for ref in b.glue:
+                if ref not in nodes:
+                    raise SchemaError(f"$.repeated_blocks[{i}].glue refers to unknown node {ref!r}")
+                if nodes[ref].module != b.parent:
+                    raise SchemaError(
+                        f"$.repeated_blocks[{i}].glue lists node {ref!r} of module {nodes[ref].module!r}, "
+                        f"not of the run's parent {b.parent!r}"
+                    )
         for i, s in enumerate(self.shared_tensors):
             if not s.nodes or not s.names:
                 raise SchemaError(f"$.shared_tensors[{i}] must list at least one node and one name")

@@ -12,7 +12,7 @@ from typing import Any
 
 import torch
 
-from ._analysis import repeated_blocks, signatures
+from ._analysis import repeated_blocks, role, signatures
 from ._compiled import uncompiled, without_wrappers
 from ._exceptions import TraceInputError
 from ._graph import (
@@ -384,7 +384,7 @@ def _build(rec: Recorder, output: Any, error: BaseException | None) -> Graph:
     node_keys = [_node_key(n) for n in rec.nodes]
     wiring = [(e[0], e[1], e[2], e[3]) for e in rec.edges]
     sigs = signatures(parents, [info[1] for info in call_infos], node_calls, node_keys, wiring)
-    blocks = repeated_blocks(parents, node_calls, wiring, sigs)
+    blocks = repeated_blocks(parents, node_calls, wiring, sigs, [role(c.path) for c in rec.calls], node_keys)
 
     def flows(items: list[tuple[str, int, int, Meta]]) -> tuple[CallTensor, ...]:
         return tuple(make_call_tensor(name, node_ids[source], port, tensors.one(meta))
@@ -460,8 +460,9 @@ def _build(rec: Recorder, output: Any, error: BaseException | None) -> Graph:
         nodes=nodes,
         edges=edges,
         repeated_blocks=tuple(
-            RepeatedBlock(parent=f"m{p}", modules=tuple(f"m{c}" for c in run), signature=sigs[run[0]])
-            for p, run in blocks
+            RepeatedBlock(parent=f"m{p}", modules=tuple(f"m{c}" for c in run), signature=sigs[run[0]],
+                          glue=tuple(node_ids[n] for n in glue))
+            for p, run, glue in blocks
         ),
         shared_tensors=_shared_tensors(rec, node_ids),
         error=trace_error,

@@ -1,0 +1,46 @@
+"""A repeated run with glue between its calls (`h = h + sigmoid(step(h))`) is one "×N" box
+holding the glue; unfolding it brings the glue back between the calls."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import browser_expectations as ex
+import pytest
+from browser_page import OpenPage
+
+pytestmark = pytest.mark.browser
+
+Documents = Callable[[str], dict[str, Any]]
+
+
+@pytest.mark.parametrize("scheme", ["light", "dark"])
+def test_a_loop_with_glue_folds_into_one_box(documents: Documents, open_viewer: OpenPage, scheme: str,
+                                             artifacts: Path) -> None:
+    doc = documents("steps")
+    (block,) = doc["repeated_blocks"]
+    modules = {m["id"]: m for m in doc["modules"]}
+    assert [modules[m]["path"] for m in block["modules"]] == ["steps.0", "steps.1", "steps.2", "steps.3"]
+    assert len(block["glue"]) == 6
+    viewer = open_viewer(doc, depth=1, color_scheme=scheme)
+    expected = ex.view_at_depth(doc, 1)
+    viewer.wait_for_view(expected.nodes, expected.boxes)
+    drawn = viewer.node_ids()
+    assert not drawn & set(block["glue"])
+    assert viewer.collapsed()[block["modules"][0]] == 4
+    assert modules[block["modules"][0]]["path"] != "pos"
+    viewer.page.click(viewer.sel(f'g.vista-module[data-id="{block["modules"][0]}"] text'))
+    details = viewer.sel(".vista-details")
+    viewer.page.wait_for_function("sel => (document.querySelector(sel)?.textContent ?? '').includes('between calls')",
+                                  arg=details)
+    assert "sigmoid, add" in (viewer.page.text_content(details) or "")
+    viewer.page.screenshot(path=str(artifacts / f"steps-folded-{scheme}.png"))
+    # Opening the run's calls unfolds it: the glue is drawn between them.
+    viewer.click_toggle(block["modules"][0])
+    opened, unfolded = ex.open_at_depth(doc, 1)
+    after = ex.view(doc, opened, unfolded | {block["modules"][0]})
+    viewer.wait_for_view(after.nodes, after.boxes)
+    assert set(block["glue"]) <= viewer.node_ids()
+    viewer.page.screenshot(path=str(artifacts / f"steps-unfolded-{scheme}.png"))
