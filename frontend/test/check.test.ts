@@ -75,6 +75,12 @@ describe("the graph schema check", () => {
       .toBe('Invalid graph document: edges[2].target is "n999", which is no node\'s id (edge "n2" -> "n999").');
     expect(messageOf(broken((d) => (d.nodes[3].module = "m99"))))
       .toBe('Invalid graph document: nodes[3].module is "m99", which is no module\'s id (node "n3").');
+    expect(messageOf(broken((d) => {
+      d.modules[1].parent = "m2";
+      d.modules[2].parent = "m1";
+    }))).toBe('Invalid graph document: modules[1].parent is "m2", which makes the module calls a cycle instead of a tree ("m1" -> "m2" -> "m1").');
+    expect(messageOf(broken((d) => d.modules.reverse())))
+      .toMatch(/^Invalid graph document: modules\[0\]\.parent must be null \(the first module call is the model's own\), got "m\d+" \(module "m\d+"\)\.$/);
     expect(messageOf(broken((d) => (d.modules[2].parent = "m99"))))
       .toBe('Invalid graph document: modules[2].parent is "m99", which is no module\'s id (module "m2").');
   });

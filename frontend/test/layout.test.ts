@@ -420,7 +420,7 @@ describe("long edges drawn as arcs", () => {
       }
     }
     expect(arcs).toBeGreaterThan(50);
-  }, 30_000); // Graphviz on 60 layers: seconds on a busy machine
+  });
 
   it("starts an arc out of an open module straight below the module's own exit port", () => {
     // Llama's rotary embedding: cos and sin side by side in a module, read by all 60 layers.

@@ -73,6 +73,13 @@ def _dangling_edge(doc: dict[str, Any]) -> str:
     return f'edges[2].target is "n999", which is no node\'s id (edge "{edge["source"]}" -> "n999").'
 
 
+def _parent_cycle(doc: dict[str, Any]) -> str:
+    first, second = doc["modules"][1], doc["modules"][2]
+    first["parent"], second["parent"] = second["id"], first["id"]
+    return (f'modules[1].parent is "{second["id"]}", which makes the module calls a cycle instead of a tree '
+            f'("{first["id"]}" -> "{second["id"]}" -> "{first["id"]}").')
+
+
 CASES: dict[str, Callable[[dict[str, Any]], str]] = {
     "missing field": _missing_label,
     "missing module path": _missing_path,
@@ -82,7 +89,10 @@ CASES: dict[str, Callable[[dict[str, Any]], str]] = {
     "null node": _null_node,
     "error as a string": _string_error,
     "dangling edge id": _dangling_edge,
+    "parent cycle": _parent_cycle,
 }
+# The schema cannot see ids that dangle or loop, so validate_document is no help there.
+REFERENCES = {"dangling edge id", "parent cycle"}
 
 
 def _message(page: Page, viewer: Viewer, watch: Watch) -> str:
@@ -109,8 +119,7 @@ def test_a_malformed_document_names_the_field_and_value(case: str, documents: Do
     page = open_html(render_html(doc))
     text = _message(page, Viewer(page), watch)
     assert "Cannot read properties" not in text and "is not a function" not in text
-    # The schema cannot see a dangling id, so validate_document is no help there.
-    suffix = "" if case == "dangling edge id" else SUFFIX
+    suffix = "" if case in REFERENCES else SUFFIX
     assert text == f"Vista could not draw this graph: Invalid graph document: {expected}{suffix}"
     assert watch.page_errors == []
 

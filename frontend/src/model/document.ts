@@ -137,7 +137,8 @@ export function readDocument(input: unknown): GraphIndex {
   const rootCall = doc.modules[0];
   if (rootCall.parent !== null) {
     throw new DocumentError(
-      `Invalid graph document: the first module ${JSON.stringify(rootCall.id)} must be the root (parent null).`,
+      `Invalid graph document: modules[0].parent must be null (the first module call is the model's own), ` +
+        `got ${JSON.stringify(rootCall.parent)} (module ${JSON.stringify(rootCall.id)}).`,
     );
   }
   const root = rootCall.id;
@@ -163,9 +164,7 @@ export function readDocument(input: unknown): GraphIndex {
     const children = moduleChildren.get(id) ?? [];
     for (let i = children.length - 1; i >= 0; i--) pending.push([children[i] as string, depth + 1]);
   }
-  if (order.length !== modules.size) {
-    throw new DocumentError("Invalid graph document: the module tree has a cycle.");
-  }
+  if (order.length !== modules.size) throw new DocumentError(cycleMessage(doc.modules, new Set(order)));
 
   const nodes = new Map<string, Node>();
   const nodeIndex = new Map<string, number>();
@@ -320,6 +319,23 @@ function explain(doc: Record<string, unknown>, problem: Problem): string {
   return (
     `Invalid graph document: ${formatPath(problem.path)} ${problem.message}${owner}. ` +
     "Check the document with vista_core.validate_document(document)."
+  );
+}
+
+/** The message for module calls the root does not reach: their parents loop; the loop named. */
+function cycleMessage(modules: readonly ModuleCall[], reached: ReadonlySet<string>): string {
+  const byId = new Map(modules.map((m, i) => [m.id, { m, i }]));
+  const first = modules.findIndex((m) => !reached.has(m.id));
+  const loop: string[] = [];
+  const seen = new Set<string>();
+  for (let id: string | null = modules[first]?.id ?? null; id !== null && !seen.has(id); id = byId.get(id)?.m.parent ?? null) {
+    seen.add(id);
+    loop.push(id);
+  }
+  const at = modules[first];
+  return (
+    `Invalid graph document: modules[${first}].parent is ${JSON.stringify(at?.parent)}, which makes the module ` +
+    `calls a cycle instead of a tree (${[...loop, loop[0]].map((id) => JSON.stringify(id)).join(" -> ")}).`
   );
 }
 
