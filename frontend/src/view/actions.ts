@@ -14,6 +14,9 @@ export const TOOLBAR_ACTIONS = [
 
 export type ToolbarAction = (typeof TOOLBAR_ACTIONS)[number];
 
+/** The buttons in a module's header on the graph: the +/− and the fold-back "×N". */
+export type GraphAction = "toggle" | "fold";
+
 /** Buttons of the details and error panels, each wired where its panel is built. */
 export type PanelAction = "close-details" | "show-failed" | "toggle-traceback";
 

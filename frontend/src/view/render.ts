@@ -8,6 +8,7 @@ import { select, type Selection } from "d3-selection";
 import { formatShapes } from "../model/format";
 import type { VisibleGraph } from "../model/visible";
 import type { LayoutResult, Point, Rect } from "../layout/types";
+import type { GraphAction } from "./actions";
 import { CONTROL_INSET, foldButtonWidth, TOGGLE_SIZE, type Look, type TextLine } from "./looks";
 import { FONT_FAMILY, LABEL_FAMILY } from "./measure";
 import type { Palette } from "./theme";
@@ -403,7 +404,7 @@ function drawLines(
 function drawHeaderButton(
   el: G,
   at: { x: number; y: number; width: number },
-  action: string,
+  action: GraphAction,
   label: string,
   text: string,
   fontSize: number,
@@ -413,7 +414,7 @@ function drawHeaderButton(
     .append("g")
     .attr("data-action", action)
     .attr("role", "button")
-    .attr("tabindex", 0) // reachable with Tab; Enter or Space presses it (see viewer.ts)
+    .attr("tabindex", 0) // reachable with Tab; Enter or Space presses it (see graph-events.ts)
     .attr("cursor", "pointer")
     .attr("aria-label", label);
   b.append("rect")

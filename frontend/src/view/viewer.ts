@@ -18,6 +18,7 @@ import type { Look, TextLine } from "./looks";
 import { createMeasure, type Measure } from "./measure";
 import { GraphRenderer } from "./render";
 import { sizeVisibleGraph } from "./sizing";
+import { wireGraph } from "./graph-events";
 import { wireSearch } from "./search-results";
 import { mark } from "../perf";
 import css from "./styles.css";
@@ -370,41 +371,11 @@ export class Viewer {
       this.drawSelectionOutline();
     });
     c.depth.addEventListener("change", () => void this.setDepth(Number(c.depth.value)));
-    c.svg.addEventListener("click", (event) => {
-      const target = event.target as Element;
-      const owner = target.closest("g.vista-node, g.vista-module, g.vista-module-title");
-      const id = owner?.getAttribute("data-id");
-      if (owner === null || owner === undefined || id === null || id === undefined) return;
-      if (target.closest('[data-action="fold"]') !== null) void this.refold(id);
-      else if (target.closest('[data-action="toggle"]') !== null) void this.toggle(id);
-      else this.pick(id);
-    });
-    c.svg.addEventListener("keydown", (event) => {
-      // A focused +/− (they are in the Tab order) toggles with Enter or Space, and keeps the
-      // focus on its box's toggle once the graph is redrawn.
-      if (event.key !== "Enter" && event.key !== " ") return;
-      const target = event.target as Element;
-      const control = target.closest('[data-action="toggle"], [data-action="fold"]');
-      const id = control?.closest("g.vista-module")?.getAttribute("data-id");
-      if (control === null || control === undefined || id === null || id === undefined) return;
-      event.preventDefault();
-      const folding = control.getAttribute("data-action") === "fold";
-      // Folding back leaves the run's box, whose id is the run's first call.
-      const focusId = folding ? (this.index?.foldOf.get(id) ?? id) : id;
-      void (folding ? this.refold(id) : this.toggle(id)).then(() => {
-        const again = c.svg.querySelector<SVGGElement>(
-          `g.vista-module[data-id="${CSS.escape(focusId)}"] [data-action="toggle"]`,
-        );
-        again?.focus();
-      });
-    });
-    c.svg.addEventListener("dblclick", (event) => {
-      const owner = (event.target as Element).closest("g.vista-module, g.vista-module-title");
-      const id = owner?.getAttribute("data-id");
-      const control = (event.target as Element).closest('[data-action="toggle"], [data-action="fold"]');
-      if (id !== null && id !== undefined && control === null) {
-        void this.toggle(id);
-      }
+    wireGraph(c.svg, {
+      toggle: (id) => this.toggle(id),
+      refold: (id) => this.refold(id),
+      pick: (id) => this.pick(id),
+      foldedBox: (id) => this.index?.foldOf.get(id) ?? id,
     });
   }
 
