@@ -422,7 +422,9 @@ def test_tensors_held_by_plain_objects_are_outputs() -> None:
     assert outputs["empty"].value == "<test_tensors_held_by_plain_objects_are_outputs.<locals>.Cache>"
 
 
-def test_the_garbage_collector_is_paused_only_while_tracing() -> None:
+def test_the_garbage_collector_runs_in_the_forward_as_plainly() -> None:
+    """The collector is on in the forward pass when the caller has it on (and off when the
+    caller has it off); Vista pauses it only while it builds the document."""
     seen: list[bool] = []
 
     class Probe(torch.nn.Module):
@@ -436,10 +438,49 @@ def test_the_garbage_collector_is_paused_only_while_tracing() -> None:
     vista_core.trace(Probe(), -torch.ones(2))
     with pytest.raises(ValueError, match="positive"):
         vista_core.trace(Probe(), torch.ones(2))
-    assert seen == [False, False] and gc.isenabled()
+    assert seen == [True, True] and gc.isenabled()
     gc.disable()  # a caller that runs with the collector off keeps it off
     try:
         vista_core.trace(Probe(), -torch.ones(2))
-        assert not gc.isenabled()
+        assert seen[-1] is False and not gc.isenabled()
     finally:
         gc.enable()
+
+
+class _Cyclic:
+    """An object in a reference cycle, counted while it lives: only the collector frees it."""
+
+    alive = 0
+    most = 0
+
+    def __init__(self, t: torch.Tensor) -> None:
+        self.me = self
+        self.t = t
+        _Cyclic.alive += 1
+        _Cyclic.most = max(_Cyclic.most, _Cyclic.alive)
+
+    def __del__(self) -> None:
+        _Cyclic.alive -= 1
+
+
+def test_cycles_the_forward_makes_are_collected_while_it_runs() -> None:
+    """A forward making 5,000 cyclic objects, each holding a tensor: under trace, at most a
+    few collector generations of them live at once, as plainly (with the collector paused in
+    the forward, all of them lived until the end: 2.8 GB instead of 363 MB in the issue)."""
+
+    def forward(x: torch.Tensor) -> torch.Tensor:
+        for _ in range(5_000):
+            x = x + _Cyclic(x * 0.5).t.sum()
+        return x
+
+    gc.collect()
+    _Cyclic.alive = _Cyclic.most = 0
+    forward(torch.ones(2))
+    plain = _Cyclic.most
+    gc.collect()
+    _Cyclic.alive = _Cyclic.most = 0
+    vista_core.trace(forward, torch.ones(2))
+    traced = _Cyclic.most
+    gc.collect()
+    assert plain < 2_000
+    assert traced < 4 * plain, f"{traced} cyclic objects alive at once under trace, {plain} plainly"

@@ -171,10 +171,8 @@ class Session:
         self._handles: list[RemovableHandle] = []
 
     def open(self) -> None:
-        """Hold SIGINT and pause the cyclic garbage collector."""
+        """Hold SIGINT."""
         self._interrupts = _hold_interrupts()
-        self._collecting = gc.isenabled()
-        gc.disable()
         self._deliver_waiting()
 
     def start(self) -> None:
@@ -206,8 +204,8 @@ class Session:
         self._deliver_waiting()
 
     def close(self) -> None:
-        """Undo what is still done (after an exception), resume the garbage collector and put
-        the caller's SIGINT handler back."""
+        """Undo what is still done (after an exception), resume the garbage collector if
+        :meth:`untraced` paused it, and put the caller's SIGINT handler back."""
         try:
             self.stop()
         finally:
@@ -223,9 +221,17 @@ class Session:
                 if _take_waiting() or waiting:
                     caller(signal.SIGINT, sys._getframe())
 
-    def untraced(self, function: Callable[..., T], *args: Any) -> T:
+    def untraced(self, function: Callable[..., T], *args: Any, pause_gc: bool = False) -> T:
         """``function(*args)`` with torch functions undisturbed by anyone's modes: Vista's own
-        reads of tensors are hidden from the caller's modes, which see what they see plainly."""
+        reads of tensors are hidden from the caller's modes, which see what they see plainly.
+
+        ``pause_gc`` pauses the cyclic garbage collector until :meth:`close` (for building the
+        document: nearly every object made then is a record that lives on, so the collector's
+        passes would only scan them). It is never paused while the model runs: cycles the
+        model makes are collected as in a plain run."""
+        if pause_gc and gc.isenabled():
+            self._collecting = True
+            gc.disable()
         with torch._C.DisableTorchFunction():
             return function(*args)
 

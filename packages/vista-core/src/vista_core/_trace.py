@@ -94,10 +94,6 @@ def capture(model: Any, inputs: Any = (), *, kwargs: Mapping[str, Any] | None = 
     recorder = Recorder(model, paths, tensors, wrappers)
     output: Any = None
     error: BaseException | None = None
-    # The cyclic garbage collector is paused while the model runs and the document is built
-    # (timeit does the same while it times): most objects made meanwhile are the trace's own
-    # records, which live on, so its passes would scan them for nothing, about a tenth of the
-    # tracing time on a transformer. Cycles the model makes are collected once it is back on.
     recorder.finder.boundary = sys._getframe()  # source lines are searched below this frame only
     session = Session(recorder, quiet_wrappers=bool(wrappers))
     try:
@@ -111,7 +107,7 @@ def capture(model: Any, inputs: Any = (), *, kwargs: Mapping[str, Any] | None = 
                 error = exc
         finally:
             session.stop()
-        graph = session.untraced(_build, recorder, output, error)
+        graph = session.untraced(_build, recorder, output, error, pause_gc=True)
     finally:
         recorder.finder.boundary = None  # the frame holds the recorder: no cycle is left
         session.close()
