@@ -8,15 +8,18 @@ Conv2d, BatchNorm, LayerNorm, Dropout, Embedding, LSTM, GRU, MultiheadAttention,
 TransformerEncoderLayer) and functional ops (in-place, indexing get/set, factories, einsum,
 sdpa, linalg, fft, special, data-dependent control flow), branches merged by add, mul, cat
 and stack, a submodule reused several times (registered under two names or not registered
-at all), nested tuples/lists/dicts with non-tensor leaves as inputs and outputs, random
-small shapes, dtypes, train/eval and grad modes, and optionally a point where the forward
-raises (a Python exception of a chosen type, or a failing torch op).
+at all), tied weights (an encoder and a head sharing one weight, a parent reading its child's
+weight, a weight read transposed, a buffer registered in two modules), nested
+tuples/lists/dicts with non-tensor leaves as inputs and outputs, random small shapes,
+dtypes, train/eval and grad modes, and optionally a point where the forward raises (a
+Python exception of a chosen type, or a failing torch op).
 
 For every case: tracing raises nothing of its own (the model's exception comes back as the
 very object the model raised); the document validates against the JSON Schema; it round-trips
-through ``Graph.from_json``; two traces give byte-identical JSON; the outputs, the RNG state
-and the model's parameters and buffers equal those of an untraced run, bit for bit; torch is
-left unchanged (``_clean.torch_left_clean``).
+through ``Graph.from_json``; two traces give byte-identical JSON; no parameter or buffer
+edge leaves the module call its node is in; every tensor output is reachable from the input;
+the outputs, the RNG state and the model's parameters and buffers equal those of an untraced
+run, bit for bit; torch is left unchanged (``_clean.torch_left_clean``).
 
 Examples: the ``ci`` profile (default) runs 40, derandomized; ``VISTA_HYPOTHESIS_PROFILE=long``
 (``nox -s hypothesis_long``) runs 1000. The profiles are registered in ``conftest.py``.
@@ -51,6 +54,7 @@ FUNCS = ("relu", "gelu", "tanh", "sigmoid_method", "scale", "radd", "softmax", "
          "einsum", "item_branch", "shape_number", "detach", "dtype_roundtrip", "nan_to_num", "unbind_stack",
          "linalg", "fft", "special", "sdpa")
 MERGES = ("add", "mul", "cat", "stack")
+TIED = ("encoder_head", "parent_reads", "transposed", "buffer")
 #: Python raises (an error node) and failing torch ops (a failed op node).
 RAISES = ("ValueError", "RuntimeError", "KeyError", "CustomError", "AssertionError", "torch_cat_mismatch",
           "torch_index")
@@ -61,6 +65,7 @@ leaf_blocks = st.one_of(
     st.tuples(st.just("layer"), st.sampled_from(LAYERS)),
     st.tuples(st.just("func"), st.sampled_from(FUNCS)),
     st.tuples(st.just("shared"), st.integers(0, 1), st.booleans()),
+    st.tuples(st.just("tied"), st.sampled_from(TIED)),
 )
 blocks: st.SearchStrategy[Spec] = st.recursive(
     leaf_blocks,
@@ -311,6 +316,39 @@ class Shared(Block):
         return out
 
 
+class Tied(Block):
+    """Weights tied the ways models tie them: an encoder and a head sharing one weight (T5,
+    Whisper, GPT-2), a weight the parent reads from its child besides the child's own call,
+    a head reading it transposed, and a buffer registered in two modules."""
+
+    def __init__(self, trigger: Trigger, kind: str, features: int) -> None:
+        super().__init__(trigger)
+        self.kind = kind
+        self.enc = nn.Linear(features, features)
+        self.head = nn.Linear(features, features, bias=False)
+        self.head.weight = self.enc.weight
+        table = torch.linspace(-1, 1, features)
+        self.left, self.right = BufferReader(table), BufferReader(table)
+
+    def body(self, x: torch.Tensor) -> torch.Tensor:
+        if self.kind == "encoder_head":
+            return self.head(torch.tanh(self.enc(x)))
+        if self.kind == "parent_reads":
+            return self.enc(x) + x @ self.enc.weight.T
+        if self.kind == "transposed":
+            return F.linear(self.enc(x), self.head.weight.t())
+        return self.left(x) * self.right(x)
+
+
+class BufferReader(nn.Module):
+    def __init__(self, table: torch.Tensor) -> None:
+        super().__init__()
+        self.register_buffer("table", table)
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        return x + self.table.to(x.dtype)
+
+
 class Seq(Block):
     def __init__(self, trigger: Trigger, children: list[Block]) -> None:
         super().__init__(trigger)
@@ -370,6 +408,8 @@ def build_block(spec: Spec, trigger: Trigger, pool: nn.ModuleList, case: Case) -
         return Func(trigger, spec[1], case.features, case.dtype)
     if kind == "shared":
         return Shared(trigger, pool[spec[1]], spec[2])
+    if kind == "tied":
+        return Tied(trigger, spec[1], case.features)
     if kind == "seq":
         return Seq(trigger, [build_block(s, trigger, pool, case) for s in spec[1]])
     if kind == "repeat":
@@ -488,6 +528,41 @@ def check_document(graph: vista_core.Graph) -> str:
     return document
 
 
+def check_parameters_stay_in_their_calls(graph: vista_core.Graph) -> None:
+    """No parameter or buffer edge leaves the module call its node is in, and every node of a
+    shared or tied tensor is listed under one of the tensor's names."""
+    nodes = {n.id: n for n in graph.nodes}
+    parent = {m.id: m.parent for m in graph.modules}
+    for e in graph.edges:
+        source = nodes[e.source]
+        if source.kind not in ("parameter", "buffer"):
+            continue
+        call: str | None = nodes[e.target].module
+        while call is not None and call != source.module:
+            call = parent[call]
+        assert call == source.module, f"{source.name} flows out of its module call into {nodes[e.target].module}"
+    for shared in graph.shared_tensors:
+        for n in shared.nodes:
+            assert nodes[n].kind == shared.kind and nodes[n].name in shared.names
+
+
+def check_outputs_reachable(graph: vista_core.Graph) -> None:
+    """Every tensor output is reachable from the input ``x`` (each depends on it here)."""
+    following: dict[str, list[str]] = {}
+    for e in graph.edges:
+        following.setdefault(e.source, []).append(e.target)
+    (start,) = [n.id for n in graph.nodes if n.kind == "input" and n.name == "x"]
+    seen, todo = {start}, [start]
+    while todo:
+        for nxt in following.get(todo.pop(), ()):
+            if nxt not in seen:
+                seen.add(nxt)
+                todo.append(nxt)
+    # Non-tensor outputs (a number, a string) carry a value and no edge.
+    missing = [n.name for n in graph.nodes if n.kind == "output" and n.value is None and n.id not in seen]
+    assert not missing, f"outputs not reachable from the input: {missing}"
+
+
 def check_case(case: Case) -> bool:
     """Run every check on one case; True when the model raised."""
     original, args, kwargs = build_case(case)
@@ -512,6 +587,7 @@ def check_case(case: Case) -> bool:
 
         graph = captured.graph
         document = check_document(graph)
+        check_parameters_stay_in_their_calls(graph)
         inputs = [n for n in graph.nodes if n.kind == "input"]
         structure = (("T", *case.extra_inputs), case.keyword_inputs)
         assert len(inputs) == count_leaves(structure, count_none=True)
@@ -522,6 +598,7 @@ def check_case(case: Case) -> bool:
             assert_same_outputs(expected, captured.output)
             outputs = [n for n in graph.nodes if n.kind == "output"]
             assert len(outputs) == count_leaves(case.outputs, count_none=False)
+            check_outputs_reachable(graph)
         else:
             exc = captured.exception
             assert exc is not None
@@ -571,6 +648,8 @@ FIXED = [
     pytest.param(("seq", (("layer", "linear"), ("branch", (("func", "relu"), ("layer", "lstm")), "stack"))),
                  ("CustomError", 2), id="raise-in-nested-block"),
     pytest.param(("seq", (("layer", "linear"), ("func", "tanh"))), ("torch_cat_mismatch", 1), id="failing-op"),
+    pytest.param(("seq", (*(("tied", k) for k in TIED), ("repeat", ("tied", "encoder_head"), 2))), None,
+                 id="tied-weights"),
 ]
 
 
