@@ -221,6 +221,14 @@ class Recorder(TorchFunctionMode):
         self.call_counts: dict[int, int] = {}
         self.producers: dict[int, _Entry] = {}
         self.writers: dict[int, _Entry] = {}
+        # Writes to tensors without version counters (inference mode, where views do not
+        # know their base either), by the address of the storage written.
+        self.storage_writers: dict[int, _Entry] = {}
+        # Every op output in order, and an index of them by storage address that is brought
+        # up to date only when a tensor of unknown origin turns up (see _alias_of).
+        self.produced: list[_Entry] = []
+        self._by_storage: dict[int, _Entry] = {}
+        self._indexed = 0
         self.failed_ops: dict[int, tuple[BaseException, int]] = {}
         self.first_failed_call: dict[int, tuple[BaseException, CallRec]] = {}
         # Forwards that ask has_torch_function() get the answer of a run without Vista.
@@ -252,7 +260,7 @@ class Recorder(TorchFunctionMode):
         if isinstance(value, _Tensor):
             version = _version(value)
             entry = self.producers.get(id(value))
-            if entry is not None and entry[3] == version and entry[0]() is value:
+            if entry is not None and entry[3] == version != -1 and entry[0]() is value:
                 into.append((name, entry[1], entry[2], entry[4]))
             else:
                 into.append((name, *self._source(value, version)))
@@ -273,7 +281,7 @@ class Recorder(TorchFunctionMode):
         parent = self.stack[-1]
         path = self.module_paths.get(id(module))
         if path is None:
-            path = (parent.path + "." if parent.path else "") + f"<{type(module).__name__}>"
+            path = self._new_module(module, parent)
         key = id(module)
         count = self.call_counts.get(key, 0)
         self.call_counts[key] = count + 1
@@ -285,6 +293,49 @@ class Recorder(TorchFunctionMode):
                     self._flows(value, names[i] if i < len(names) else f"args[{i}]", call.inputs)
         self.calls.append(call)
         self.stack.append(call)
+
+    def _opaque_outputs(self, call: CallRec, output: object) -> None:
+        """Outputs of a call that no op seen produced (a torch.jit.script module, code the
+        mode cannot see) come from one opaque node in the call, fed by the call's inputs."""
+        unseen: list[torch.Tensor] = []
+        for t in iter_tensors(output):
+            entry = self.producers.get(id(t))
+            if ((entry is None or entry[0]() is not t) and id(t) not in self.params
+                    and not any(t is u for u in unseen) and self._alias_of(t) is None):
+                unseen.append(t)
+        if not unseen:
+            return
+        module = call.module
+        cls = type(module)
+        scripted = isinstance(module, torch.jit.ScriptModule)
+        node = self._new_node("op", f"{cls.__module__}.{cls.__qualname__}.forward",
+                              "TorchScript" if scripted else "opaque", call, call.where)
+        for port, (name, source, source_port, meta) in enumerate(call.inputs):
+            self.edges.append((source, source_port, node.index, port, meta))
+            node.arguments.append((name, _TENSOR_TEXT[port] if port < _TENSOR_TEXTS else f"tensor#{port}"))
+        for port, t in enumerate(unseen):
+            meta = tensor_meta(t)
+            node.outputs.append(meta)
+            self.producers[id(t)] = entry = (weakref.ref(t), node.index, port, _version(t), meta)
+            self.produced.append(entry)
+
+    def _new_module(self, module: torch.nn.Module, parent: CallRec) -> str:
+        """The path of a module made or swapped in during the forward pass: the attribute name
+        its caller holds it under (``attention``, as BigBird's code names it), else its class
+        in angle brackets; its parameters and buffers become known under that path."""
+        prefix = parent.path + "." if parent.path else ""
+        children = getattr(parent.module, "_modules", None) or {}
+        name = next((k for k, child in children.items() if child is module), None)
+        path = prefix + (name if name is not None else f"<{type(module).__name__}>")
+        self.module_paths[id(module)] = path
+        with _NO_TORCH_FUNCTION():
+            for sub_path, sub in module.named_modules(prefix=path):
+                self.module_paths.setdefault(id(sub), sub_path)
+                for attribute, kind in (("_parameters", "parameter"), ("_buffers", "buffer")):
+                    for own, t in getattr(sub, attribute).items():
+                        if t is not None and id(t) not in self.params:
+                            self.params[id(t)] = (kind, t, ((f"{sub_path}.{own}", sub_path, own),))
+        return path
 
     def _post_hook(self, module: torch.nn.Module, args: object, *rest: object) -> None:
         """Registered with_kwargs: (kwargs, output) after a forward that returned; torch
@@ -314,6 +365,7 @@ class Recorder(TorchFunctionMode):
                             for key, value in kwargs.items():
                                 self._flows(value, str(key), call.inputs)
                         if output is not None:
+                            self._opaque_outputs(call, output)
                             self._flows(output, "output", call.outputs)
                 del stack[depth:]
                 if exc is not None:
@@ -359,6 +411,8 @@ class Recorder(TorchFunctionMode):
                 mutated = [t for t, v in zip(ins, versions) if v != t._version]
             except Exception:  # noqa: BLE001  # as above
                 mutated = [t for t, v in zip(ins, versions) if v != -1 and _version(t) != v]
+                if -1 in versions:
+                    mutated.extend(_written_without_versions(func, args, kwargs, mutated))
         if outs or mutated:
             self._record_op(func, args, kwargs, ins, versions, outs, mutated)
         return out
@@ -373,7 +427,7 @@ class Recorder(TorchFunctionMode):
         sources = []
         for t, version in zip(ins, versions):
             entry = producers.get(id(t))
-            if entry is not None and entry[3] == version and entry[0]() is t:
+            if entry is not None and entry[3] == version != -1 and entry[0]() is t:
                 sources.append((entry[1], entry[2], entry[4]))
             else:
                 sources.append(self._source(t, version))
@@ -408,11 +462,17 @@ class Recorder(TorchFunctionMode):
             # An op that hands back a parameter itself (weight.to(its own dtype)) does not
             # become its producer unless it wrote it: other calls read the parameter, not this op.
             if id(t) not in params or any(t is m for m in mutated):
-                producers[id(t)] = (weakref.ref(t), index, port, _version(t), meta)
+                entry = producers[id(t)] = (weakref.ref(t), index, port, _version(t), meta)
+                self.produced.append(entry)
         for t in mutated:
             base = _base(t)
             entry = producers[id(t)]
-            self.writers[id(base)] = (weakref.ref(base), index, entry[2], _version(t), entry[4])
+            version = _version(t)
+            self.writers[id(base)] = (weakref.ref(base), index, entry[2], version, entry[4])
+            if version == -1:
+                key = _storage_key(t)
+                if key is not None:
+                    self.storage_writers[key] = (weakref.ref(t), index, entry[2], -1, entry[4])
         return node
 
     # -- tensors -----------------------------------------------------------------------
@@ -433,20 +493,36 @@ class Recorder(TorchFunctionMode):
         entry = self.producers.get(id(t))
         if entry is None or entry[0]() is not t:
             entry = self._source_of_unknown(t, version)
-        if version == entry[3]:
+        if version == entry[3] and version != -1:
             return entry[1], entry[2], entry[4]
-        # Written since it was produced, through an alias: the last writer of its storage.
+        # Written since it was produced, through an alias: the last writer of its storage
+        # (without version counters, a writer recorded after the producer).
         base = _base(t)
         writer = self.writers.get(id(base))
-        if writer is not None and writer[0]() is base and writer[3] > entry[3]:
+        if writer is not None and writer[0]() is base and (
+            writer[3] > entry[3] if version != -1 else writer[1] > entry[1]
+        ):
             return writer[1], writer[2], tensor_meta(t)
-        return entry[1], entry[2], tensor_meta(t)
+        if version == -1 and self.storage_writers:
+            # A later write to the same storage (the storage is alive: t holds it, so the
+            # address was not reused since t's producer ran).
+            writer = self.storage_writers.get(_storage_key(t) or 0)
+            if writer is not None and writer[1] > entry[1]:
+                return writer[1], writer[2], tensor_meta(t)
+        return entry[1], entry[2], entry[4] if version == entry[3] else tensor_meta(t)
 
     def _source_of_unknown(self, t: torch.Tensor, version: int) -> _Entry:
         """A tensor no recorded op produced (or wrote): a parameter, a buffer or a constant."""
         known = self.params.get(id(t))
         if known is not None and known[1] is t:
             return self._parameter_entry(t, version, known)
+        alias = self._alias_of(t)
+        if alias is not None:
+            # A new tensor object over an op's output (nn.Parameter(t), t.as_subclass(...), the
+            # result of a torch.func transform): that op's data, not a constant.
+            entry = (weakref.ref(t), alias[1], alias[2], version, tensor_meta(t))
+            self.producers[id(t)] = entry
+            return entry
         node = self._new_node("constant", "constant", "constant", self.stack[-1], self.finder.here())
         node.value = _preview(t)
         meta = tensor_meta(t)
@@ -454,6 +530,23 @@ class Recorder(TorchFunctionMode):
         entry = (weakref.ref(t), node.index, 0, version, meta)
         self.producers[id(t)] = entry
         return entry
+
+    def _alias_of(self, t: torch.Tensor) -> _Entry | None:
+        """The latest recorded op output that shares ``t``'s storage and is still alive."""
+        key = _storage_key(t)
+        if key is None:
+            return None
+        index = self._by_storage
+        produced = self.produced
+        for entry in produced[self._indexed :]:
+            alive = entry[0]()
+            if alive is not None:
+                found = _storage_key(alive)
+                if found is not None:
+                    index[found] = entry
+        self._indexed = len(produced)
+        latest = index.get(key)
+        return latest if latest is not None and latest[0]() is not None else None
 
     def _parameter_entry(self, t: torch.Tensor, version: int, known: Known) -> _Entry:
         """The node of a parameter or buffer in the module call reading it: the innermost open
@@ -504,6 +597,35 @@ class Recorder(TorchFunctionMode):
                               self.finder.from_traceback(exc.__traceback__))
         node.error = (type(exc).__name__, _message(exc))
         return node
+
+
+def _written_without_versions(func: Any, args: tuple[Any, ...], kwargs: dict[str, Any],
+                              known: list[torch.Tensor]) -> list[torch.Tensor]:
+    """The tensors an op wrote, for tensors without version counters (made under
+    torch.inference_mode): by torch's naming, an in-place op (``add_``, ``__iadd__``,
+    ``__setitem__``) writes its first argument, and ``out=`` its tensors."""
+    written = []
+    name = getattr(func, "__name__", "")
+    if args and isinstance(args[0], _Tensor) and (
+        (name.endswith("_") and not name.startswith("_")) or name == "__setitem__"
+        or (name.startswith("__i") and name.endswith("__"))
+    ):
+        written.append(args[0])
+    out = kwargs.get("out")
+    if out is not None:
+        written.extend(iter_tensors(out))
+    return [t for t in written if _version(t) == -1 and not any(t is k for k in known)]
+
+
+def _storage_key(t: torch.Tensor) -> int | None:
+    """The address of a tensor's storage, or None where there is none to compare (meta,
+    nested, sparse and wrapper tensors)."""
+    try:
+        if t.device.type == "meta":
+            return None
+        return t.untyped_storage().data_ptr() or None
+    except Exception:  # noqa: BLE001
+        return None
 
 
 def _no_tensor(t: torch.Tensor) -> str:

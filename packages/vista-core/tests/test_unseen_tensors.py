@@ -1,0 +1,166 @@
+"""Tensors the mode cannot see are not constants: a torch.jit.script submodule is one node
+with the call's inputs and outputs, writes to inference tensors (no version counters, views
+without a base) reach their readers, a tensor subclass view of an op's output keeps its
+producer, and a module made during the forward pass gets the path its parent holds it by."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+import pytest
+import torch
+from _clean import bitwise_equal, torch_left_clean
+
+import vista_core
+from vista_core import Graph
+
+
+def _reachable(graph: Graph, start_kind: str = "input") -> set[str]:
+    seen = {n.id for n in graph.nodes if n.kind == start_kind}
+    todo = list(seen)
+    while todo:
+        node = todo.pop()
+        for e in graph.edges:
+            if e.source == node and e.target not in seen:
+                seen.add(e.target)
+                todo.append(e.target)
+    return seen
+
+
+def _outputs_reachable(graph: Graph) -> bool:
+    outputs = {n.id for n in graph.nodes if n.kind == "output"}
+    return bool(outputs) and outputs <= _reachable(graph)
+
+
+class WithScripted(torch.nn.Module):
+    def __init__(self) -> None:
+        super().__init__()
+        self.inner = torch.jit.script(torch.nn.Sequential(torch.nn.Linear(4, 6), torch.nn.ReLU()))
+        self.head = torch.nn.Linear(6, 2)
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        return self.head(self.inner(x))
+
+
+def test_a_scripted_submodule_is_one_node_fed_by_its_inputs() -> None:
+    torch.manual_seed(0)
+    model = WithScripted()
+    x = torch.randn(3, 4)
+    plain = model(x)
+    with torch_left_clean(model):
+        result = vista_core.capture(model, (x,))
+    assert bitwise_equal(result.output, plain)
+    graph = result.graph
+    assert not [n for n in graph.nodes if n.kind == "constant"]
+    assert _outputs_reachable(graph)
+    inner = next(m for m in graph.modules if m.path == "inner")
+    inside = [n for n in graph.nodes if n.module == inner.id]
+    assert [(n.kind, n.label) for n in inside] == [("op", "TorchScript")]
+    (node,) = inside
+    assert [o.shape for o in node.outputs] == [(3, 6)]
+    assert [(e.target_input, graph.node(e.source).kind) for e in graph.edges if e.target == node.id] == [(0, "input")]
+    assert [(a.name, a.value) for a in node.arguments] == [("input", "tensor#0")]
+    assert inner.outputs[0].source == node.id
+
+
+class Writes(torch.nn.Module):
+    def __init__(self) -> None:
+        super().__init__()
+        self.fc = torch.nn.Linear(4, 4)
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        h = self.fc(x)
+        h.add_(1)
+        h[:, 0] = 5.0
+        view = h[:, 1:3]
+        view.mul_(3)  # a write through a view: h's readers must see it
+        return h * 2
+
+
+@pytest.mark.parametrize("context", [torch.no_grad, torch.inference_mode], ids=["no_grad", "inference_mode"])
+def test_writes_and_writes_through_views_reach_the_reader(context: Callable[[], Any]) -> None:
+    torch.manual_seed(0)
+    model = Writes()
+    x = torch.randn(3, 4)
+    with context():
+        plain = model(x)
+        result = vista_core.capture(model, (x,))
+    assert bitwise_equal(result.output, plain)
+    graph = result.graph
+    ops = list(graph.ops())
+    assert [n.label for n in ops] == ["linear", "add_", "setitem", "getitem", "mul_", "mul"]
+    last = ops[-1]
+    (source,) = [graph.node(e.source).label for e in graph.edges if e.target == last.id]
+    assert source == "mul_"
+    # Each write reads what the one before it wrote.
+    by_label = {n.label: n for n in ops}
+    assert next(graph.node(e.source).label for e in graph.edges if e.target == by_label["setitem"].id) == "add_"
+    assert _outputs_reachable(graph)
+
+
+class Sub(torch.Tensor):
+    pass
+
+
+class Subclassed(torch.nn.Module):
+    def __init__(self) -> None:
+        super().__init__()
+        self.fc = torch.nn.Linear(4, 4)
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        h = self.fc(x)
+        special = h.as_subclass(Sub)
+        return (special * 2).as_subclass(torch.Tensor) + h
+
+
+def test_a_subclass_view_of_an_op_output_keeps_its_producer() -> None:
+    model = Subclassed()
+    x = torch.randn(2, 4)
+    plain = model(x)
+    graph = vista_core.trace(model, (x,))
+    mul = next(n for n in graph.ops() if n.label == "mul")
+    assert [graph.node(e.source).label for e in graph.edges if e.target == mul.id] == ["linear"]
+    assert _outputs_reachable(graph)
+    assert bitwise_equal(vista_core.capture(model, (x,)).output, plain)
+
+
+class MakesItsOwn(torch.nn.Module):
+    """Builds a submodule during forward and calls it (BigBird does this for attention)."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.fc = torch.nn.Linear(4, 4)
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        if not hasattr(self, "attention"):
+            self.attention = torch.nn.Sequential(torch.nn.Linear(4, 4))
+        return self.attention(self.fc(x))
+
+
+def test_a_module_made_during_forward_gets_the_path_its_parent_holds_it_by() -> None:
+    graph = vista_core.trace(MakesItsOwn(), (torch.randn(2, 4),))
+    paths = [m.path for m in graph.modules]
+    assert paths == ["", "fc", "attention", "attention.0"]
+    assert not any("<" in p for p in paths)
+    assert _outputs_reachable(graph)
+
+
+def test_a_module_made_before_and_swapped_in_reads_its_parameters_by_their_path() -> None:
+    model = MakesItsOwn()
+    model(torch.randn(2, 4))  # made now, so the trace's model index does not know it... yet
+    swapped = torch.nn.Sequential(torch.nn.Linear(4, 4))
+
+    class Swapping(torch.nn.Module):
+        def __init__(self) -> None:
+            super().__init__()
+            self.body = model
+
+        def forward(self, x: torch.Tensor) -> torch.Tensor:
+            self.body.attention = swapped
+            return self.body(x)
+
+    graph = vista_core.trace(Swapping(), (torch.randn(2, 4),))
+    params = sorted(n.name for n in graph.nodes if n.kind == "parameter")
+    assert params == ["body.attention.0.bias", "body.attention.0.weight", "body.fc.bias", "body.fc.weight"]
+    assert not [n for n in graph.nodes if n.kind == "constant"]
