@@ -5,8 +5,11 @@
 Hypothesis draws a *spec* (plain tuples, so failures shrink to a readable case) and the test
 builds a deterministic model from it: random compositions of torch.nn layers (Linear, Conv1d,
 Conv2d, BatchNorm, LayerNorm, Dropout, Embedding, LSTM, GRU, MultiheadAttention,
-TransformerEncoderLayer) and functional ops (in-place, indexing get/set, factories, einsum,
-sdpa, linalg, fft, special, data-dependent control flow), branches merged by add, mul, cat
+TransformerEncoderLayer, a TransformerEncoder with a padding mask (in eval without grad these
+three take torch's fused fast paths, the encoder through nested tensors), a torch.jit.script
+submodule) and functional ops (in-place, indexing get/set, factories, einsum, sdpa, linalg,
+fft, special, data-dependent control flow, torch.vmap, ops under a torch-function mode of the
+user's own), branches merged by add, mul, cat
 and stack, a submodule reused several times (registered under two names or not registered
 at all), tied weights (an encoder and a head sharing one weight, a parent reading its child's
 weight, a weight read transposed, a buffer registered in two modules), nested
@@ -40,6 +43,7 @@ from _clean import bitwise_equal, model_state, torch_left_clean
 from hypothesis import event, given
 from hypothesis import strategies as st
 from torch import nn
+from torch.overrides import TorchFunctionMode
 
 import vista_core
 
@@ -48,11 +52,11 @@ SEED = 1234
 # -- the spec ------------------------------------------------------------------------------
 
 LAYERS = ("linear", "linear_nobias", "layernorm", "batchnorm", "dropout", "conv1d", "conv2d", "embedding",
-          "lstm", "gru", "mha", "encoder_layer", "relu_module", "gelu_module")
+          "lstm", "gru", "mha", "encoder_layer", "encoder_nested", "scripted", "relu_module", "gelu_module")
 FUNCS = ("relu", "gelu", "tanh", "sigmoid_method", "scale", "radd", "softmax", "inplace", "setitem",
          "inplace_view", "getitem_index", "where", "reshape", "chunk_cat", "matmul_factory", "const_attr",
          "einsum", "item_branch", "shape_number", "detach", "dtype_roundtrip", "nan_to_num", "unbind_stack",
-         "linalg", "fft", "special", "sdpa")
+         "linalg", "fft", "special", "sdpa", "vmap", "user_mode")
 MERGES = ("add", "mul", "cat", "stack")
 TIED = ("encoder_head", "parent_reads", "transposed", "buffer")
 #: Python raises (an error node) and failing torch ops (a failed op node).
@@ -198,6 +202,11 @@ class Layer(Block):
             self.inner = nn.MultiheadAttention(f, 2, batch_first=True)
         elif kind == "encoder_layer":
             self.inner = nn.TransformerEncoderLayer(f, 2, dim_feedforward=8, dropout=0.1, batch_first=True)
+        elif kind == "encoder_nested":
+            layer = nn.TransformerEncoderLayer(f, 2, dim_feedforward=8, dropout=0.1, batch_first=True)
+            self.inner = nn.TransformerEncoder(layer, 2, enable_nested_tensor=True)
+        elif kind == "scripted":
+            self.inner = torch.jit.script(nn.Sequential(nn.Linear(f, f), nn.Tanh()))
         elif kind == "relu_module":
             self.inner = nn.ReLU()
         elif kind == "gelu_module":
@@ -223,6 +232,12 @@ class Layer(Block):
             return out[:, 0]
         if kind == "encoder_layer":
             return inner(x.unsqueeze(1)).squeeze(1)
+        if kind == "encoder_nested":
+            # Three tokens per row, the last one padded in the first row (nested tensors inside).
+            seq = x.unsqueeze(1).expand(-1, 3, -1)
+            padding = torch.zeros(x.shape[0], 3, dtype=torch.bool)
+            padding[0, 2:] = True
+            return inner(seq, src_key_padding_mask=padding).mean(1)
         return inner(x)
 
 
@@ -296,7 +311,20 @@ class Func(Block):
         if k == "sdpa":
             seq = x.unsqueeze(1)
             return F.scaled_dot_product_attention(seq, seq, seq).squeeze(1)
+        if k == "vmap":
+            # Its result is the block's output: one opaque node of the block's call.
+            return torch.vmap(lambda row: row * 2.0 + row.sum())(x)
+        if k == "user_mode":
+            with PassThroughMode():
+                return torch.tanh(x) * 2
         raise AssertionError(k)
+
+
+class PassThroughMode(TorchFunctionMode):
+    """A torch-function mode of the user's own, entered inside a forward."""
+
+    def __torch_function__(self, func: Any, types: Any, args: Any = (), kwargs: Any = None) -> Any:
+        return func(*args, **(kwargs or {}))
 
 
 class Shared(Block):
@@ -659,3 +687,22 @@ def test_property_fixed_models(body: Spec, raise_at: tuple[str, int] | None, tra
     check_case(Case(body=body, batch=2, features=8, dtype=torch.float32, training=training, grad=grad,
                     extra_inputs=({"a": ["T", 3]}, None), keyword_inputs={"mask": ("T", "s")},
                     outputs={"a": ("T", ["T", 7]), "b": None}, raise_at=raise_at))
+
+
+UNSEEN = ("seq", (("layer", "mha"), ("layer", "encoder_layer"), ("layer", "encoder_nested"), ("layer", "scripted"),
+                  ("func", "vmap"), ("func", "user_mode")))
+
+
+@pytest.mark.parametrize(("training", "grad"), [(False, False), (True, True)], ids=["eval-no_grad", "train-grad"])
+def test_property_fast_paths_and_unseen_code(training: bool, grad: bool) -> None:
+    case = Case(body=UNSEEN, batch=2, features=8, dtype=torch.float32, training=training, grad=grad,
+                extra_inputs=(), keyword_inputs={}, outputs="T", raise_at=None)
+    check_case(case)  # bitwise outputs, every output reachable, torch clean, ...
+    model, args, kwargs = build_case(case)
+    with torch.enable_grad() if grad else torch.no_grad():
+        ops = {n.name for n in vista_core.trace(model, args, kwargs=kwargs).ops()}
+    fused = {"torch._native_multi_head_attention", "torch._transformer_encoder_layer_fwd",
+             "torch._nested_tensor_from_mask"}
+    # torch takes its fused paths in eval without grad only, and the graph shows the path taken.
+    assert (fused <= ops) if not (training or grad) else not (fused & ops)
+    assert "torch.jit._script.RecursiveScriptModule.forward" in ops
