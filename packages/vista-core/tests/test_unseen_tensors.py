@@ -164,3 +164,39 @@ def test_a_module_made_before_and_swapped_in_reads_its_parameters_by_their_path(
     params = sorted(n.name for n in graph.nodes if n.kind == "parameter")
     assert params == ["body.attention.0.bias", "body.attention.0.weight", "body.fc.bias", "body.fc.weight"]
     assert not [n for n in graph.nodes if n.kind == "constant"]
+
+
+class Vmapped(torch.nn.Module):
+    def __init__(self) -> None:
+        super().__init__()
+        self.fc = torch.nn.Linear(4, 4)
+        self.rows = RowWise()
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        return self.rows(self.fc(x)).sum(-1)
+
+
+class RowWise(torch.nn.Module):
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        return torch.vmap(lambda row: row * 2.0 + 1.0)(x)
+
+
+def test_ops_inside_vmap_read_the_tensors_it_was_given_and_its_result_is_connected() -> None:
+    torch.manual_seed(0)
+    model = Vmapped()
+    x = torch.randn(3, 4)
+    plain = model(x)
+    with torch_left_clean(model):
+        result = vista_core.capture(model, (x,))
+    assert bitwise_equal(result.output, plain)
+    graph = result.graph
+    mul = next(n for n in graph.ops() if n.label == "mul")
+    # The batched row inside vmap is fc's output, not a constant.
+    assert [graph.node(e.source).label for e in graph.edges if e.target == mul.id] == ["linear"]
+    assert not [n for n in graph.nodes if n.kind == "constant"]
+    # vmap's result (a new tensor made outside any op) leaves its module call through one
+    # opaque node fed by the call's input.
+    rows = next(m for m in graph.modules if m.path == "rows")
+    opaque = graph.node(rows.outputs[0].source)
+    assert opaque.label == "opaque" and opaque.module == rows.id
+    assert _outputs_reachable(graph)

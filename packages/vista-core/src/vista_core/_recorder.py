@@ -188,6 +188,7 @@ _Size = torch.Size
 _get_ident = threading.get_ident
 _CONTAINERS = (list, tuple, dict)
 _NO_TORCH_FUNCTION = torch._C.DisableTorchFunction
+_functorch = torch._C._functorch
 # "tensor#0", "tensor#1", …: how an op's arguments name its input tensors, made once.
 _TENSOR_TEXTS = 16
 _TENSOR_TEXT = tuple(f"tensor#{i}" for i in range(_TENSOR_TEXTS))
@@ -516,7 +517,7 @@ class Recorder(TorchFunctionMode):
         known = self.params.get(id(t))
         if known is not None and known[1] is t:
             return self._parameter_entry(t, version, known)
-        alias = self._alias_of(t)
+        alias = self._unwrapped_source(t) or self._alias_of(t)
         if alias is not None:
             # A new tensor object over an op's output (nn.Parameter(t), t.as_subclass(...), the
             # result of a torch.func transform): that op's data, not a constant.
@@ -530,6 +531,25 @@ class Recorder(TorchFunctionMode):
         entry = (weakref.ref(t), node.index, 0, version, meta)
         self.producers[id(t)] = entry
         return entry
+
+    def _unwrapped_source(self, t: torch.Tensor) -> _Entry | None:
+        """The producer of the tensor a torch.func wrapper (torch.vmap's batched tensor, grad's
+        wrapper) holds, followed through nested transforms."""
+        inner = t
+        for _ in range(16):  # transforms nest a few levels deep at most
+            try:
+                if not _functorch.is_functorch_wrapped_tensor(inner):
+                    break
+                inner = _functorch.get_unwrapped(inner)
+            except Exception:  # noqa: BLE001  # not a functorch tensor after all
+                break
+            entry = self.producers.get(id(inner))
+            if entry is not None and entry[0]() is inner:
+                return entry
+            known = self.params.get(id(inner))
+            if known is not None and known[1] is inner:
+                return self._parameter_entry(inner, _version(inner), known)
+        return None
 
     def _alias_of(self, t: torch.Tensor) -> _Entry | None:
         """The latest recorded op output that shares ``t``'s storage and is still alive."""
