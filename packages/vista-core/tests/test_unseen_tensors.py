@@ -200,3 +200,27 @@ def test_ops_inside_vmap_read_the_tensors_it_was_given_and_its_result_is_connect
     opaque = graph.node(rows.outputs[0].source)
     assert opaque.label == "opaque" and opaque.module == rows.id
     assert _outputs_reachable(graph)
+
+
+class ReturnsItsTable(torch.nn.Module):
+    def __init__(self) -> None:
+        super().__init__()
+        self.table = torch.arange(4.0)  # a plain attribute, not a buffer
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        return self.table
+
+
+def test_a_module_returning_a_tensor_it_holds_returns_a_constant_not_an_opaque_result() -> None:
+    class Model(torch.nn.Module):
+        def __init__(self) -> None:
+            super().__init__()
+            self.lookup = ReturnsItsTable()
+
+        def forward(self, x: torch.Tensor) -> torch.Tensor:
+            return x + self.lookup(x)
+
+    graph = vista_core.trace(Model(), (torch.randn(2, 4),))
+    assert not [n for n in graph.ops() if n.label in ("opaque", "TorchScript")]
+    lookup = next(m for m in graph.modules if m.path == "lookup")
+    assert graph.node(lookup.outputs[0].source).kind == "constant"

@@ -304,9 +304,12 @@ class Recorder(TorchFunctionMode):
             if ((entry is None or entry[0]() is not t) and id(t) not in self.params
                     and not any(t is u for u in unseen) and self._alias_of(t) is None):
                 unseen.append(t)
+        module = call.module
+        # A tensor the module holds as a plain attribute (a cached table) is a constant.
+        held = getattr(module, "__dict__", {}).values()
+        unseen = [t for t in unseen if not any(t is v for v in held)]
         if not unseen:
             return
-        module = call.module
         cls = type(module)
         scripted = isinstance(module, torch.jit.ScriptModule)
         node = self._new_node("op", f"{cls.__module__}.{cls.__qualname__}.forward",
