@@ -62,7 +62,7 @@ describe("the graph schema check", () => {
     const doc = broken((d) => {
       d.schema_version = "1.7";
       d.nodes[3].flops = 1024;
-      d.modules[1].bytes = { total: 4 };
+      d.modules[1].peak_bytes = { total: 4 };
       d.edges[0].stats = [1, 2];
       d.insight = { version: 1 };
     });

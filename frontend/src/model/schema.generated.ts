@@ -87,6 +87,14 @@ export interface ModuleCall {
    * The tensors the call returned (not for the root call: see the output nodes).
    */
   outputs?: CallTensor[];
+  /**
+   * Since 1.1. Activation bytes: the bytes of the op nodes of this call and of every call inside it.
+   */
+  bytes?: number;
+  /**
+   * Since 1.1. Bytes of the parameters and buffers the module and its children own (shared ones once).
+   */
+  param_bytes?: number;
 }
 /**
  * This interface was referenced by `VistaGraphDocumentSchemaVersion1`'s JSON-Schema
@@ -166,6 +174,10 @@ export interface Node {
    */
   value?: string;
   error?: NodeError;
+  /**
+   * Since 1.1. op: bytes of the tensors it produced (shape x element size); parameter/buffer: bytes of the tensor.
+   */
+  bytes?: number;
 }
 /**
  * An op argument in short form; name null when positional; tensors read 'tensor#k' (k = the target_input of the edge bringing it in).

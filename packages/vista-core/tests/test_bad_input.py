@@ -121,7 +121,7 @@ def _document() -> dict[str, Any]:
     pytest.param({"schema_version": "1.0"}, ["from_json()", "dict", "from_dict"], id="dict"),
     pytest.param("{", ["not valid JSON", "line 1 column 2"], id="broken-json"),
     pytest.param("[]", ["JSON object", "list"], id="array"),
-    pytest.param("{}", ["schema_version", "'1.0'", "None"], id="no-version"),
+    pytest.param("{}", ["schema_version", "'1.1'", "None"], id="no-version"),
     pytest.param(b"\xff\xfe{", ["not valid JSON"], id="bytes-not-utf8"),
     pytest.param('{"schema_version": 1.0}', ["schema_version", "1.0", "major.minor"], id="version-number"),
     pytest.param("\ud800", ["not valid JSON"], id="lone-surrogate"),

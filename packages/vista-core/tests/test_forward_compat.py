@@ -1,9 +1,9 @@
-"""Forward compatibility: a reader of schema 1.0 reads 1.x documents of a newer minor.
+"""Forward compatibility: a reader of schema 1.1 reads 1.x documents of a newer minor.
 
 Minor versions only add optional fields, so a newer minor's unknown fields are kept (written
 back unchanged) and otherwise ignored; the reader's own minor stays strict, and a newer major
-is refused naming both versions. The added fields below are the ones schema 1.1 brings
-(cost, timing and statistics per node and module call).
+is refused naming both versions. The added fields below stand for what a later minor may
+bring (timing and statistics per node and module call, document totals).
 """
 
 from __future__ import annotations
@@ -26,22 +26,22 @@ def document() -> dict[str, Any]:
     return vista_core.trace(model, torch.randn(2, 3)).to_dict()
 
 
-def _newer_minor(document: dict[str, Any], minor: int = 1) -> dict[str, Any]:
+def _newer_minor(document: dict[str, Any], minor: int = 2) -> dict[str, Any]:
     """``document`` as a 1.<minor> writer would write it: new optional fields in the document,
     in nodes, module calls, edges and a nested record (a node's tensor metadata)."""
     newer = copy.deepcopy(document)
     newer["schema_version"] = f"1.{minor}"
     newer["totals"] = {"flops": 48, "bytes": 96}
     for i, node in enumerate(newer["nodes"]):
-        node["flops"] = 16 * i
+        node["energy_uj"] = 16 * i
         node["time_us"] = 1.5
         node["stats"] = {"min": -1.0, "max": 2.0, "nonfinite": 0}
         for tensor in node.get("outputs", []):
             tensor["bytes"] = 32
     newer["nodes"][-1]["first_nonfinite"] = None
     for module in newer["modules"]:
-        module["flops"] = 48
-        module["param_bytes"] = 4 * module["num_params"]
+        module["time_us"] = 48
+        module["peak_bytes"] = 4 * module["num_params"]
     for edge in newer["edges"]:
         edge["bytes"] = 32
     return newer
@@ -50,7 +50,7 @@ def _newer_minor(document: dict[str, Any], minor: int = 1) -> dict[str, Any]:
 def test_a_newer_minor_is_read_and_its_unknown_fields_are_kept(document: dict[str, Any]) -> None:
     newer = _newer_minor(document)
     graph = Graph.from_dict(newer)
-    assert graph.schema_version == "1.1"
+    assert graph.schema_version == "1.2"
     # Ignored: the records are the ones the 1.0 fields give.
     assert [n.label for n in graph.ops()] == ["linear", "relu", "linear"]
     assert graph.nodes == Graph.from_dict(document).nodes
@@ -71,11 +71,11 @@ def test_kept_fields_are_copies(document: dict[str, Any]) -> None:
 
 
 def test_the_readers_own_minor_stays_strict(document: dict[str, Any]) -> None:
-    own = _newer_minor(document, minor=0)
+    own = _newer_minor(document, minor=1)
     with pytest.raises(SchemaError, match=r"\$ has unknown field\(s\) \['totals'\] for Graph"):
         Graph.from_dict(own)
     del own["totals"]
-    with pytest.raises(SchemaError, match=r"\$\.modules\[0\] has unknown field\(s\) \['flops', 'param_bytes'\]"):
+    with pytest.raises(SchemaError, match=r"\$\.modules\[0\] has unknown field\(s\) \['peak_bytes', 'time_us'\]"):
         Graph.from_dict(own)
 
 
@@ -93,9 +93,9 @@ def test_known_fields_of_a_newer_minor_are_still_checked(document: dict[str, Any
 def test_a_newer_major_is_refused_naming_both_versions(document: dict[str, Any]) -> None:
     newer = _newer_minor(document)
     newer["schema_version"] = "2.0"
-    with pytest.raises(SchemaVersionError, match=r"'2\.0'.*'1\.0'"):
+    with pytest.raises(SchemaVersionError, match=r"'2\.0'.*'1\.1'"):
         Graph.from_dict(newer)
-    with pytest.raises(SchemaVersionError, match=r"'2\.0'.*'1\.0'"):
+    with pytest.raises(SchemaVersionError, match=r"'2\.0'.*'1\.1'"):
         vista_core.validate_document(newer)
 
 
@@ -107,7 +107,7 @@ def test_json_schema_validation_accepts_a_newer_minor(document: dict[str, Any]) 
 
 
 def test_json_schema_validation_stays_strict_on_its_own_minor(document: dict[str, Any]) -> None:
-    own = _newer_minor(document, minor=0)
+    own = _newer_minor(document, minor=1)
     with pytest.raises(SchemaError, match=r"Additional properties are not allowed"):
         vista_core.validate_document(own)
 

@@ -50,7 +50,7 @@ def test_a_newer_minor_version_is_read(document: dict[str, Any]) -> None:
 
 def test_an_unknown_major_version_is_refused_naming_both_versions(document: dict[str, Any]) -> None:
     newer = dict(document, schema_version="2.0")
-    with pytest.raises(SchemaVersionError, match=r"schema version '2\.0'.*reads schema version '1\.0'"):
+    with pytest.raises(SchemaVersionError, match=r"schema version '2\.0'.*reads schema version '1\.1'"):
         Graph.from_dict(newer)
     with pytest.raises(SchemaVersionError):
         vista_core.validate_document(newer)

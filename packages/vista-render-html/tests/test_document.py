@@ -122,7 +122,7 @@ def test_the_embedded_document_round_trips_through_vista_core(mlp_graph: vista_c
 def test_nan_or_infinity_is_a_document_error_naming_the_field(mlp_doc: dict[str, Any], value: float) -> None:
     # A newer minor's field (ignored by this renderer) still has to be JSON.
     doc = copy.deepcopy(mlp_doc)
-    doc["schema_version"] = "1.1"
+    doc["schema_version"] = "1.2"
     doc["nodes"][1]["time_us"] = value
     with pytest.raises(DocumentError, match=rf"has {value!r} at \$\.nodes\[1\]\.time_us: JSON has no NaN"):
         render_html(doc)
@@ -132,7 +132,7 @@ def test_nan_or_infinity_is_a_document_error_naming_the_field(mlp_doc: dict[str,
 
 def test_a_newer_minor_with_fields_this_renderer_does_not_know_is_rendered(mlp_doc: dict[str, Any]) -> None:
     doc = copy.deepcopy(mlp_doc)
-    doc["schema_version"] = "1.1"
+    doc["schema_version"] = "1.2"
     doc["totals"] = {"flops": 10}
     for node in doc["nodes"]:
         node["flops"] = 1

@@ -29,7 +29,8 @@ DOCUMENT: dict[str, Any] = {
 def test_own_and_older_minors_are_read_strictly_a_newer_minor_leniently() -> None:
     assert check_schema_version(vista_schema.SCHEMA_VERSION) is False
     assert check_schema_version("1.0") is False
-    assert check_schema_version("1.1") is True
+    assert check_schema_version("1.1") is False
+    assert check_schema_version("1.2") is True
     assert check_schema_version("1.10") is True
 
 
@@ -114,7 +115,7 @@ def test_check_finite_names_the_place_in_dicts_lists_and_odd_keys() -> None:
 
 def test_validate_document_refuses_nan_in_a_field_it_does_not_know() -> None:
     newer = copy.deepcopy(DOCUMENT)
-    newer["schema_version"] = "1.1"
+    newer["schema_version"] = "1.2"
     newer["nodes"][1]["time_us"] = math.inf
     with pytest.raises(SchemaError, match=r"has inf at \$\.nodes\[1\]\.time_us"):
         vista_schema.validate_document(newer)

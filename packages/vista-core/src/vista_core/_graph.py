@@ -107,6 +107,9 @@ class Node:
     source: SourceLocation | None = None
     value: str | None = None
     error: NodeError | None = None
+    #: Op nodes: bytes of the tensors it produced (shape × element size); parameter and buffer
+    #: nodes: bytes of the tensor. Schema 1.1; None in 1.0 documents.
+    bytes: int | None = None
 
 
 @dataclass(frozen=True)
@@ -173,6 +176,12 @@ class ModuleCall:
     source: SourceLocation | None = None
     inputs: tuple[CallTensor, ...] = ()
     outputs: tuple[CallTensor, ...] = ()
+    #: Activation bytes: the ``bytes`` of the op nodes of the call and of every call inside it.
+    #: Schema 1.1; None in 1.0 documents.
+    bytes: int | None = None
+    #: Bytes of the parameters and buffers the module and its children own, shared ones once.
+    #: Schema 1.1; None in 1.0 documents.
+    param_bytes: int | None = None
 
 
 @dataclass(frozen=True)
@@ -446,11 +455,11 @@ def make_edge(source: str, source_output: int, target: str, target_input: int, t
 
 def make_node(id: str, kind: NodeKind, name: str, label: str, module: str, outputs: tuple[TensorMeta, ...],
               arguments: tuple[Argument, ...], source: SourceLocation | None, value: str | None,
-              error: NodeError | None) -> Node:
+              error: NodeError | None, bytes: int | None = None) -> Node:
     record = _new(Node)
     _setattr(record, "__dict__", {"id": id, "kind": kind, "name": name, "label": label, "module": module,
                                   "outputs": outputs, "arguments": arguments, "source": source, "value": value,
-                                  "error": error})
+                                  "error": error, "bytes": bytes})
     return record
 
 
@@ -466,14 +475,16 @@ def make_module_call(id: str, parent: str | None, path: str, name: str, class_na
                      call_index: int, num_params: int, num_params_own: int, signature: str,
                      parameters: tuple[ParameterInfo, ...], extra_repr: str, failed: bool,
                      source: SourceLocation | None, inputs: tuple[CallTensor, ...],
-                     outputs: tuple[CallTensor, ...]) -> ModuleCall:
+                     outputs: tuple[CallTensor, ...], bytes: int | None = None,
+                     param_bytes: int | None = None) -> ModuleCall:
     record = _new(ModuleCall)
     _setattr(record, "__dict__", {"id": id, "parent": parent, "path": path, "name": name,
                                   "class_name": class_name, "class_qualname": class_qualname,
                                   "call_index": call_index, "num_params": num_params,
                                   "num_params_own": num_params_own, "signature": signature,
                                   "parameters": parameters, "extra_repr": extra_repr, "failed": failed,
-                                  "source": source, "inputs": inputs, "outputs": outputs})
+                                  "source": source, "inputs": inputs, "outputs": outputs, "bytes": bytes,
+                                  "param_bytes": param_bytes})
     return record
 
 

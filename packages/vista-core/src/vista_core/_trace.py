@@ -14,6 +14,7 @@ import torch
 
 from ._analysis import repeated_blocks, role, signatures
 from ._compiled import uncompiled, without_wrappers
+from ._cost import add_costs
 from ._exceptions import TraceInputError
 from ._graph import (
     Argument,
@@ -432,6 +433,7 @@ def _build(rec: Recorder, output: Any, error: BaseException | None) -> Graph:
         )
         for n in rec.nodes
     )
+    add_costs(nodes, modules, [c.module for c in rec.calls], parents)
     # Most edges carry their producer's meta object, which the nodes above have turned into a
     # record already: tensors.one()'s first lookup, inlined (this runs for every edge).
     one, meta_by_id = tensors.one, tensors.by_id

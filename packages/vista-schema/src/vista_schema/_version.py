@@ -6,4 +6,4 @@ __version__ = "0.1.0"
 
 #: Version of the graph document format, ``"major.minor"``. A reader accepts any document
 #: with the same major version; minor versions only add optional fields.
-SCHEMA_VERSION = "1.0"
+SCHEMA_VERSION = "1.1"
