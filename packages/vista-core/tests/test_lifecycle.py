@@ -231,7 +231,7 @@ def _lifecycle_codes() -> frozenset[Any]:
     functions = [
         _trace.capture, _lifecycle.Session.open, _lifecycle.Session.start, _lifecycle.Session.stop,
         _lifecycle.Session.close, _lifecycle.Session.untraced, _lifecycle.Session._deliver_waiting,
-        _lifecycle._hold_interrupts,
+        _lifecycle._hold_interrupts, _lifecycle._hold_recursion, _lifecycle._release_recursion,
         _lifecycle._release_interrupts, _lifecycle._take_waiting, _lifecycle.insert_mode,
         _lifecycle.remove_mode, _compiled.hold_eager, _compiled.release_eager,
         nn_module.register_module_forward_hook, nn_module.register_module_forward_pre_hook,

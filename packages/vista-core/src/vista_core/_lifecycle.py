@@ -139,6 +139,37 @@ def _take_waiting() -> bool:
     return waiting
 
 
+class _Recursion:
+    """Room above the recursion limit for the traces running at once (in any thread): torch's
+    call path for modules with global hooks costs one more level of recursion per module call
+    than the plain path, so a model nested close to the limit would fail only under trace. The
+    first trace records the caller's limit, each raises it as far as it needs, the last one
+    puts it back (unless the forward pass set a limit of its own meanwhile)."""
+
+    lock = threading.Lock()
+    holders = 0
+    original = 0
+    raised = 0
+
+
+def _hold_recursion(extra: int) -> None:
+    with _Recursion.lock:
+        if _Recursion.holders == 0:
+            _Recursion.original = _Recursion.raised = sys.getrecursionlimit()
+        wanted = _Recursion.original + extra
+        if wanted > _Recursion.raised and sys.getrecursionlimit() == _Recursion.raised:
+            sys.setrecursionlimit(wanted)
+            _Recursion.raised = wanted
+        _Recursion.holders += 1
+
+
+def _release_recursion() -> None:
+    with _Recursion.lock:
+        _Recursion.holders -= 1
+        if _Recursion.holders == 0 and sys.getrecursionlimit() == _Recursion.raised:
+            sys.setrecursionlimit(_Recursion.original)
+
+
 class Session:
     """One trace's hold on torch. In ``capture()``::
 
@@ -162,9 +193,12 @@ class Session:
     once. Each method undoes only what was done, also after an earlier step was cut short.
     """
 
-    def __init__(self, recorder: Recorder, *, quiet_wrappers: bool) -> None:
+    def __init__(self, recorder: Recorder, *, quiet_wrappers: bool, module_depth: int = 0) -> None:
         self.recorder = recorder
         self.quiet_wrappers = quiet_wrappers
+        # One level per module call on the deepest path, and some for the recorder's own frames.
+        self._extra_recursion = module_depth + 50
+        self._recursion = False
         self._interrupts = False
         self._collecting = False
         self._eager = False
@@ -176,9 +210,12 @@ class Session:
         self._deliver_waiting()
 
     def start(self) -> None:
-        """Make compiled code run eagerly, install the module hooks, insert the mode."""
+        """Make compiled code run eagerly, make room above the recursion limit for the hooked
+        module calls, install the module hooks, insert the mode."""
         recorder = self.recorder
         self._eager = hold_eager(quiet_wrappers=self.quiet_wrappers)
+        _hold_recursion(self._extra_recursion)
+        self._recursion = True
         self._handles.append(register_module_forward_pre_hook(recorder._pre_hook))
         # with_kwargs: the call's keyword arguments are among its inputs (see Recorder._post_hook).
         self._handles.append(register_module_forward_hook(recorder._post_hook, always_call=True, with_kwargs=True))
@@ -186,7 +223,8 @@ class Session:
         self._deliver_waiting()
 
     def stop(self) -> None:
-        """Take the mode off, remove the hooks, put the compile stance back."""
+        """Take the mode off, remove the hooks, put the compile stance and the recursion
+        limit back."""
         try:
             self.recorder.lender.uninstall()  # the mode back if a fast-path check has it, the tracer off
             remove_mode(self.recorder)
@@ -198,9 +236,14 @@ class Session:
                     # torch's handle forgets the with_kwargs flag of a global forward hook.
                     _hooks_with_kwargs.pop(handle.id, None)
             finally:
-                if self._eager:
-                    self._eager = False
-                    release_eager(quiet_wrappers=self.quiet_wrappers)
+                try:
+                    if self._eager:
+                        self._eager = False
+                        release_eager(quiet_wrappers=self.quiet_wrappers)
+                finally:
+                    if self._recursion:
+                        self._recursion = False
+                        _release_recursion()
         self._deliver_waiting()
 
     def close(self) -> None:

@@ -96,7 +96,8 @@ def capture(model: Any, inputs: Any = (), *, kwargs: Mapping[str, Any] | None = 
     output: Any = None
     error: BaseException | None = None
     recorder.finder.boundary = sys._getframe()  # source lines are searched below this frame only
-    session = Session(recorder, quiet_wrappers=bool(wrappers))
+    depth = max((path.count(".") for path in paths.values()), default=-1) + 1
+    session = Session(recorder, quiet_wrappers=bool(wrappers), module_depth=depth)
     try:
         session.open()
         session.untraced(_add_inputs, recorder, model, args, kw)
@@ -244,7 +245,7 @@ def _model_index(model: Any) -> tuple[dict[int, str], dict[int, Known], set[int]
     tensors: dict[int, Known] = {}
     wrappers: set[int] = set()
     if isinstance(model, torch.nn.Module):
-        modules, wrappers = without_wrappers(list(model.named_modules(remove_duplicate=False)))
+        modules, wrappers = without_wrappers(named_modules(model))
         for path, module in modules:
             paths.setdefault(id(module), path)
         names: dict[int, list[tuple[str, str, str]]] = {}
@@ -289,6 +290,80 @@ class _Tensors:
         return tuple(map(self.one, metas))
 
 
+def named_modules(root: torch.nn.Module) -> list[tuple[str, torch.nn.Module]]:
+    """``root.named_modules(remove_duplicate=False)`` as a list, in the same order, without its
+    recursion: its generators nest one level per module depth, so a 10,000-deep model costs
+    quadratic time there and needs a recursion limit above its depth. A module that contains
+    itself is refused with an error naming the loop (torch's walk would never end)."""
+    found: list[tuple[str, torch.nn.Module]] = []
+    on_path: dict[int, str] = {}
+    stack: list[tuple[str, torch.nn.Module | None]] = [("", root)]
+    while stack:
+        path, module = stack.pop()
+        if module is None:  # leaving the module at ``path``
+            del on_path[id(stack.pop()[1])]
+            continue
+        if id(module) in on_path:
+            raise TraceInputError(
+                f"Invalid 'model' argument: the module at {on_path[id(module)] or '(the model)'!r} contains "
+                f"itself, as {path!r}; a model's modules must form a tree (or a graph without loops).")
+        found.append((path, module))
+        on_path[id(module)] = path
+        stack.append((path, module))
+        stack.append((path, None))
+        prefix = path + "." if path else ""
+        children = [(prefix + name, child) for name, child in module._modules.items() if child is not None]
+        stack.extend(reversed(children))
+    return found
+
+
+def _parameter_totals(root: torch.nn.Module) -> dict[int, int]:
+    """{id(module): parameters in it and below it, each tensor counted once} for ``root`` and
+    every module under it, in time linear in the module tree: a parameter with a single
+    qualified name counts in each module above its owner through plain sums; only tensors with
+    several names (tied or in a shared module) are kept as sets, up to where they meet."""
+    order = named_modules(root)
+    names: dict[int, int] = {}
+    numels: dict[int, int] = {}
+    last: dict[int, tuple[int, torch.nn.Module]] = {}
+    for index, (_, module) in enumerate(order):
+        last[id(module)] = (index, module)
+        for p in module._parameters.values():
+            if p is not None:
+                names[id(p)] = names.get(id(p), 0) + 1
+                if id(p) not in numels:
+                    numels[id(p)] = p.numel()
+    # Every child's last appearance comes after its parent's: children are done first.
+    unique: dict[int, int] = {}
+    shared: dict[int, tuple[frozenset[int], int]] = {}
+    none: tuple[frozenset[int], int] = (frozenset(), 0)
+    totals: dict[int, int] = {}
+    for _, module in sorted(last.values(), key=lambda item: -item[0]):
+        count = 0
+        own: set[int] = set()
+        for p in module._parameters.values():
+            if p is not None:
+                if names[id(p)] == 1:
+                    count += numels[id(p)]
+                else:
+                    own.add(id(p))
+        tied = (frozenset(own), sum(numels[i] for i in own)) if own else none
+        for child in module._modules.values():
+            if child is not None:
+                count += unique[id(child)]
+                below = shared[id(child)]
+                if below[0] and below[0] is not tied[0]:
+                    if not tied[0]:
+                        tied = below
+                    elif not below[0] <= tied[0]:
+                        merged = tied[0] | below[0]
+                        tied = (merged, sum(numels[i] for i in merged))
+        unique[id(module)] = count
+        shared[id(module)] = tied
+        totals[id(module)] = count + tied[1]
+    return totals
+
+
 def _parameter_ids(module: torch.nn.Module, memo: dict[int, dict[int, int]]) -> dict[int, int]:
     """{id(parameter): numel} of a module and its children, computed once per module."""
     found = memo.get(id(module))
@@ -305,13 +380,15 @@ def _dtype_text(dtype: Any) -> str:
     return meta_text(dtype, None)[0]
 
 
-def _module_info(module: Any, memo: dict[int, dict[int, int]]) -> tuple[Any, ...]:
+def _module_info(module: Any, memo: dict[int, dict[int, int]], totals: dict[int, int]) -> tuple[Any, ...]:
     """(class name, qualified class name, parameters in all, own parameters, own parameter
     records, extra_repr) of a module, or of a plain function traced as the model."""
     cls = type(module)
     if isinstance(module, torch.nn.Module):
         class_name, class_qualname = cls.__name__, f"{cls.__module__}.{cls.__qualname__}"
-        total = sum(_parameter_ids(module, memo).values())
+        total = totals.get(id(module))
+        if total is None:  # a module outside the model's tree (made in forward)
+            total = sum(_parameter_ids(module, memo).values())
         # The module's own dicts, as named_parameters(recurse=False) and named_buffers(recurse=False)
         # read them (without their generator machinery: this runs once per module call).
         params = []
@@ -367,11 +444,12 @@ def _build(rec: Recorder, output: Any, error: BaseException | None) -> Graph:
     argument_lists: dict[tuple[tuple[str | None, str], ...], tuple[Argument, ...]] = {}
     infos: dict[int, tuple[Any, ...]] = {}
     memo: dict[int, dict[int, int]] = {}
+    totals = _parameter_totals(rec.root.module) if isinstance(rec.root.module, torch.nn.Module) else {}
     call_infos = []
     for c in rec.calls:
         info = infos.get(id(c.module))
         if info is None:
-            info = infos[id(c.module)] = _module_info(c.module, memo)
+            info = infos[id(c.module)] = _module_info(c.module, memo, totals)
         call_infos.append(info)
     parents = [None if c.parent is None else c.parent.index for c in rec.calls]
     # Record ids ("m3", "n17"), made once: edges and nodes refer to them many times.
