@@ -434,3 +434,25 @@ def test_property_interrupts_at_random_moments_leave_nothing_behind(fraction: fl
     problems = _diff(before, torch_state())
     assert not problems, f"an interrupt ({outcome}) after {fraction:.3f} of a trace left: {problems}"
     event(outcome)
+
+
+@given(fraction=st.floats(0.0, 1.3))
+def test_property_interrupts_in_a_fused_fast_path_leave_nothing_behind(fraction: float) -> None:
+    """The same for a model that takes torch's fused fast path (eval, no_grad), where Vista
+    takes its mode off the stack for a moment while torch chooses the path."""
+    import time
+
+    from _clean import _diff, torch_state
+
+    torch.manual_seed(0)
+    model = nn.TransformerEncoder(nn.TransformerEncoderLayer(16, 2, 32, batch_first=True), 2).eval()
+    x = torch.randn(2, 5, 16)
+    with torch.no_grad():
+        start = time.perf_counter()
+        vista_core.capture(model, x)
+        seconds = time.perf_counter() - start
+        before = torch_state()
+        outcome = _interrupted_by_timer(model, x, fraction * seconds)
+        problems = _diff(before, torch_state())
+    assert not problems, f"an interrupt ({outcome}) after {fraction:.3f} of a trace left: {problems}"
+    event(outcome)
