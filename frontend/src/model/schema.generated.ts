@@ -95,6 +95,10 @@ export interface ModuleCall {
    * Since 1.1. Bytes of the parameters and buffers the module and its children own (shared ones once).
    */
   param_bytes?: number;
+  /**
+   * Since 1.1. FLOPs of the op nodes of this call and of every call inside it.
+   */
+  flops?: number;
 }
 /**
  * This interface was referenced by `VistaGraphDocumentSchemaVersion1`'s JSON-Schema
@@ -178,6 +182,10 @@ export interface Node {
    * Since 1.1. op: bytes of the tensors it produced (shape x element size); parameter/buffer: bytes of the tensor.
    */
   bytes?: number;
+  /**
+   * Since 1.1. op: FLOPs by torch's own formulas (torch.utils.flop_counter); left out where torch has none.
+   */
+  flops?: number;
 }
 /**
  * An op argument in short form; name null when positional; tensors read 'tensor#k' (k = the target_input of the edge bringing it in).

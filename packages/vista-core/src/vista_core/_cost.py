@@ -1,19 +1,26 @@
-"""What a forward pass costs, per node and per module call: bytes (schema 1.1).
+"""What a forward pass costs, per node and per module call: bytes and FLOPs (schema 1.1).
 
-Computed from the document's own records after the trace (shapes and dtypes of the outputs,
-and the model's parameters and buffers), so recording an op costs nothing more.
+Bytes come from the document's own records after the trace (shapes and dtypes of the outputs,
+and the model's parameters and buffers). FLOPs are torch's own (``torch.utils.flop_counter``):
+while tracing, each op keeps only its function and a light copy of its arguments with every
+tensor as a :class:`TensorSpec`; when the graph is built, each op runs again on fake tensors (no data)
+counting with torch's FLOP formulas (once per distinct call: a model's repeated layers cost one replay).
+An always-on dispatch mode during the forward would cost every aten op instead.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from typing import Any
+from collections.abc import Callable, Sequence
+from typing import Any, NamedTuple
 
 import torch
+from torch._subclasses.fake_tensor import FakeTensorMode
+from torch.utils._python_dispatch import TorchDispatchMode
+from torch.utils.flop_counter import flop_registry
 
 from ._graph import ModuleCall, Node, TensorMeta
 
-__all__ = ["add_costs", "element_size", "tensor_bytes"]
+__all__ = ["Replay", "TensorSpec", "add_costs", "element_size", "op_flops", "replay_spec", "tensor_bytes"]
 
 _setattr = object.__setattr__
 _ITEMSIZE: dict[str, int | None] = {}
@@ -39,6 +46,137 @@ def tensor_bytes(meta: TensorMeta) -> int | None:
     return numel * size
 
 
+class TensorSpec(NamedTuple):
+    """What a replay needs of a tensor argument: never the tensor itself (it would stay alive)."""
+
+    shape: tuple[int, ...]
+    stride: tuple[int, ...]
+    dtype: torch.dtype
+    device: torch.device
+
+
+# (function, positional arguments, keyword arguments), tensors as TensorSpec.
+Replay = tuple[Callable[..., Any], tuple[Any, ...], dict[str, Any]]
+_Tensor = torch.Tensor
+
+
+def _spec(value: Any) -> Any:
+    if isinstance(value, _Tensor):
+        return TensorSpec(tuple(value.shape), value.stride(), value.dtype, value.device)
+    kind = type(value)
+    if kind is tuple or kind is list:
+        return kind(map(_spec, value))
+    if kind is dict:
+        return {k: _spec(v) for k, v in value.items()}
+    return value
+
+
+def replay_spec(func: Callable[..., Any], args: tuple[Any, ...], kwargs: dict[str, Any]) -> Replay | None:
+    """The op call with its tensors as specs; None for tensors without strides (nested, sparse)."""
+    try:
+        return func, _spec(args), _spec(kwargs) if kwargs else {}
+    except Exception:  # noqa: BLE001  # such tensors refuse stride(); their ops get no FLOPs
+        return None
+
+
+def _has_spec(value: Any) -> bool:
+    if isinstance(value, TensorSpec):
+        return True
+    if isinstance(value, (tuple, list)):
+        return any(map(_has_spec, value))
+    if isinstance(value, dict):
+        return any(map(_has_spec, value.values()))
+    return False
+
+
+def _meta(value: Any) -> Any:
+    if isinstance(value, TensorSpec):
+        return torch.empty_strided(value.shape, value.stride, dtype=value.dtype, device=value.device)
+    kind = type(value)
+    if kind is tuple or kind is list:
+        return kind(map(_meta, value))
+    if kind is dict:
+        return {k: _meta(v) for k, v in value.items()}
+    return value
+
+
+def _key(replay: Replay) -> Any:
+    func, args, kwargs = replay
+    key = (func, _frozen(args), _frozen(kwargs))
+    hash(key)  # raises TypeError for unhashable arguments: such calls are not cached
+    return key
+
+
+def _frozen(value: Any) -> Any:
+    if isinstance(value, TensorSpec):
+        return value
+    if isinstance(value, (tuple, list)):
+        return (type(value).__name__, *map(_frozen, value))
+    if isinstance(value, dict):
+        return ("dict", *((k, _frozen(v)) for k, v in value.items()))
+    return (type(value), value)  # 1, 1.0 and True are equal keys but not equal calls
+
+
+# Ops that call Python on each element: a fake tensor has no data to hand them (and crashes).
+_NOT_REPLAYED = frozenset({torch.Tensor.apply_, torch.Tensor.map_, torch.Tensor.map2_})
+
+
+class _FlopCounter(TorchDispatchMode):  # type: ignore[no-untyped-call]  # torch leaves it untyped
+    """Sums torch's own FLOP formulas (the registry FlopCounterMode reads) over the aten ops
+    run; ``counted`` says whether any had a formula. FlopCounterMode itself also tracks
+    modules through global hooks, which a replay does not need."""
+
+    def __init__(self) -> None:
+        super().__init__()  # type: ignore[no-untyped-call]
+        self.flops = 0
+        self.counted = False
+
+    def __torch_dispatch__(self, func: Any, types: Any, args: Any = (), kwargs: Any = None) -> Any:
+        kwargs = kwargs or {}
+        out = func(*args, **kwargs)
+        formula = flop_registry.get(func._overloadpacket)
+        if formula is not None:
+            self.flops += formula(*args, **kwargs, out_val=out)
+            self.counted = True
+        return out
+
+
+def op_flops(replays: Sequence[Replay | None]) -> list[int | None]:
+    """The FLOPs torch's flop counter gives each op call, replayed on fake tensors; None where
+    torch has no formula for any aten op the call runs (or the call cannot run on fake ones)."""
+    out: list[int | None] = []
+    cache: dict[Any, int | None] = {}
+    rng = torch.get_rng_state()  # replays must not move the user's random stream
+    mode = _FlopCounter()
+    try:
+        # Fake tensors of the real device, not meta ones: composite ops choose their kernels by
+        # device (CPU attention runs a fused kernel, meta the math one), and so FLOPs differ.
+        with FakeTensorMode(allow_non_fake_inputs=False), mode, torch.no_grad():
+            for replay in replays:
+                if replay is None or replay[0] in _NOT_REPLAYED or not _has_spec(replay[1:]):
+                    out.append(None)
+                    continue
+                try:
+                    key = _key(replay)
+                except TypeError:
+                    key = None
+                if key is not None and key in cache:
+                    out.append(cache[key])
+                    continue
+                mode.flops, mode.counted = 0, False
+                try:
+                    replay[0](*_meta(replay[1]), **_meta(replay[2]))
+                    flops = int(mode.flops) if mode.counted else None
+                except Exception:  # noqa: BLE001  # an op meta tensors cannot run: no figure
+                    flops = None
+                if key is not None:
+                    cache[key] = flops
+                out.append(flops)
+    finally:
+        torch.set_rng_state(rng)
+    return out
+
+
 def _owned_bytes(module: Any, memo: dict[int, dict[int, int]]) -> dict[int, int]:
     """{id(tensor): bytes} of the parameters and buffers of a module and its children."""
     found = memo.get(id(module))
@@ -56,15 +194,22 @@ def _owned_bytes(module: Any, memo: dict[int, dict[int, int]]) -> dict[int, int]
 
 
 def add_costs(nodes: Sequence[Node], modules: Sequence[ModuleCall], call_modules: Sequence[Any],
-              parents: Sequence[int | None]) -> None:
-    """Fill in ``bytes`` of op, parameter and buffer nodes and ``bytes`` and ``param_bytes``
-    of module calls, on records just made by the tracer (no one holds them yet).
+              parents: Sequence[int | None], replays: Sequence[Replay | None]) -> None:
+    """Fill in ``bytes`` and ``flops`` of op nodes, ``bytes`` of parameter and buffer nodes and
+    ``bytes``, ``param_bytes`` and ``flops`` of module calls (subtree sums), on records just
+    made by the tracer (no one holds them yet).
 
     ``call_modules[i]`` is the module (or function) of call ``i``, ``parents[i]`` its parent
-    call's index; parents come before their children.
+    call's index (parents come before their children); ``replays[j]`` is node ``j``'s op call.
     """
     index = {m.id: i for i, m in enumerate(modules)}
     activations = [0] * len(modules)
+    flops = [0] * len(modules)
+    ops = [j for j, node in enumerate(nodes) if node.kind == "op" and node.error is None]
+    for j, count in zip(ops, op_flops([replays[j] for j in ops])):
+        if count is not None:
+            _setattr(nodes[j], "flops", count)
+            flops[index[nodes[j].module]] += count
     for node in nodes:
         kind = node.kind
         if (kind == "op" and node.error is None) or kind in ("parameter", "buffer"):
@@ -79,8 +224,10 @@ def add_costs(nodes: Sequence[Node], modules: Sequence[ModuleCall], call_modules
         parent = parents[i]
         if parent is not None:
             activations[parent] += activations[i]
+            flops[parent] += flops[i]
     memo: dict[int, dict[int, int]] = {}
     for i, (call, module) in enumerate(zip(modules, call_modules)):
         owned = sum(_owned_bytes(module, memo).values()) if isinstance(module, torch.nn.Module) else 0
         _setattr(call, "bytes", activations[i])
         _setattr(call, "param_bytes", owned)
+        _setattr(call, "flops", flops[i])

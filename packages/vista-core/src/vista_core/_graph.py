@@ -110,6 +110,9 @@ class Node:
     #: Op nodes: bytes of the tensors it produced (shape × element size); parameter and buffer
     #: nodes: bytes of the tensor. Schema 1.1; None in 1.0 documents.
     bytes: int | None = None
+    #: Op nodes: FLOPs by torch's own formulas (``torch.utils.flop_counter``); None where torch
+    #: has none for the op. Schema 1.1.
+    flops: int | None = None
 
 
 @dataclass(frozen=True)
@@ -182,6 +185,9 @@ class ModuleCall:
     #: Bytes of the parameters and buffers the module and its children own, shared ones once.
     #: Schema 1.1; None in 1.0 documents.
     param_bytes: int | None = None
+    #: FLOPs of the op nodes of the call and of every call inside it (ops without a formula
+    #: count 0, as ``FlopCounterMode`` counts them). Schema 1.1; None in 1.0 documents.
+    flops: int | None = None
 
 
 @dataclass(frozen=True)
@@ -455,11 +461,11 @@ def make_edge(source: str, source_output: int, target: str, target_input: int, t
 
 def make_node(id: str, kind: NodeKind, name: str, label: str, module: str, outputs: tuple[TensorMeta, ...],
               arguments: tuple[Argument, ...], source: SourceLocation | None, value: str | None,
-              error: NodeError | None, bytes: int | None = None) -> Node:
+              error: NodeError | None, bytes: int | None = None, flops: int | None = None) -> Node:
     record = _new(Node)
     _setattr(record, "__dict__", {"id": id, "kind": kind, "name": name, "label": label, "module": module,
                                   "outputs": outputs, "arguments": arguments, "source": source, "value": value,
-                                  "error": error, "bytes": bytes})
+                                  "error": error, "bytes": bytes, "flops": flops})
     return record
 
 
@@ -476,7 +482,7 @@ def make_module_call(id: str, parent: str | None, path: str, name: str, class_na
                      parameters: tuple[ParameterInfo, ...], extra_repr: str, failed: bool,
                      source: SourceLocation | None, inputs: tuple[CallTensor, ...],
                      outputs: tuple[CallTensor, ...], bytes: int | None = None,
-                     param_bytes: int | None = None) -> ModuleCall:
+                     param_bytes: int | None = None, flops: int | None = None) -> ModuleCall:
     record = _new(ModuleCall)
     _setattr(record, "__dict__", {"id": id, "parent": parent, "path": path, "name": name,
                                   "class_name": class_name, "class_qualname": class_qualname,
@@ -484,7 +490,7 @@ def make_module_call(id: str, parent: str | None, path: str, name: str, class_na
                                   "num_params_own": num_params_own, "signature": signature,
                                   "parameters": parameters, "extra_repr": extra_repr, "failed": failed,
                                   "source": source, "inputs": inputs, "outputs": outputs, "bytes": bytes,
-                                  "param_bytes": param_bytes})
+                                  "param_bytes": param_bytes, "flops": flops})
     return record
 
 

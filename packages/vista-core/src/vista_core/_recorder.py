@@ -22,6 +22,7 @@ from typing import Any
 import torch
 from torch.overrides import TorchFunctionMode, resolve_name
 
+from ._cost import Replay, replay_spec
 from ._fastpath import LineLender, check_lines, forward_code
 from ._source import SourceFinder
 from ._values import describe, iter_tensors, named_leaves
@@ -160,7 +161,8 @@ class CallRec:
 class NodeRec:
     """One node while recording."""
 
-    __slots__ = ("index", "kind", "name", "label", "call", "outputs", "arguments", "where", "value", "error")
+    __slots__ = ("index", "kind", "name", "label", "call", "outputs", "arguments", "where", "value", "error",
+                 "replay")
 
     def __init__(self, index: int, kind: str, name: str, label: str, call: CallRec,
                  where: Where | None = None) -> None:
@@ -174,6 +176,7 @@ class NodeRec:
         self.where = where
         self.value: str | None = None
         self.error: tuple[str, str] | None = None
+        self.replay: Replay | None = None  # how to run an op again on meta tensors, for its FLOPs
 
 
 # One tensor a module call received or returned: (name, source node, source port, meta).
@@ -440,6 +443,7 @@ class Recorder(TorchFunctionMode):
         # The user's line: the frames of _record_op and __torch_function__ are skipped here.
         node = NodeRec(index, "op", name, label, self.stack[-1], self.finder.user_frame(sys._getframe(2)))
         nodes.append(node)
+        node.replay = replay_spec(func, args, kwargs)
         positions: dict[int, int] = {}
         edges = self.edges
         for port, (t, (source, source_port, meta)) in enumerate(zip(ins, sources)):

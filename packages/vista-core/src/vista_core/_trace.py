@@ -511,7 +511,7 @@ def _build(rec: Recorder, output: Any, error: BaseException | None) -> Graph:
         )
         for n in rec.nodes
     )
-    add_costs(nodes, modules, [c.module for c in rec.calls], parents)
+    add_costs(nodes, modules, [c.module for c in rec.calls], parents, [n.replay for n in rec.nodes])
     # Most edges carry their producer's meta object, which the nodes above have turned into a
     # record already: tensors.one()'s first lookup, inlined (this runs for every edge).
     one, meta_by_id = tensors.one, tensors.by_id
