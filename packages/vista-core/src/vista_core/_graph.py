@@ -274,6 +274,14 @@ class Graph:
         """The operation nodes, in execution order."""
         return (n for n in self.nodes if n.kind == "op")
 
+    def summary(self, depth: int = 3) -> str:
+        """A text table of the module calls down to ``depth`` levels below the model (like
+        torchinfo's): name and class, output shapes, parameters (in all, shared ones once),
+        FLOPs and activation bytes of each call's subtree, then the totals."""
+        from ._summary import summary
+
+        return summary(self, depth)
+
     # -- serialisation -----------------------------------------------------------------
     def to_dict(self) -> dict[str, Any]:
         """The document as plain JSON-compatible data (fields at their default left out)."""

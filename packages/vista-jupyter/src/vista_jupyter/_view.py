@@ -88,6 +88,10 @@ class VistaGraph:
         """The graph document as plain JSON-compatible data."""
         return self._graph.to_dict()
 
+    def summary(self, depth: int = 3) -> None:
+        """Print the module table of ``vista_core.Graph.summary(depth)`` (params, FLOPs, bytes)."""
+        print(self._graph.summary(depth))
+
     # -- pages -----------------------------------------------------------------------------
     def to_html(self, **options: Any) -> str:
         """The self-contained HTML page of this graph; ``options`` override :attr:`options`
