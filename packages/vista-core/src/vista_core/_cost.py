@@ -141,11 +141,19 @@ class _FlopCounter(TorchDispatchMode):  # type: ignore[no-untyped-call]  # torch
         return out
 
 
+# FLOPs by call key, kept across traces: a call's figure depends on nothing else, and a model
+# traced again (a notebook cell run twice) then needs no replay. Bounded: cleared when full.
+_FLOPS_CACHE: dict[Any, int | None] = {}
+_FLOPS_CACHE_SIZE = 4096
+
+
 def op_flops(replays: Sequence[Replay | None]) -> list[int | None]:
     """The FLOPs torch's flop counter gives each op call, replayed on fake tensors; None where
     torch has no formula for any aten op the call runs (or the call cannot run on fake ones)."""
     out: list[int | None] = []
-    cache: dict[Any, int | None] = {}
+    cache = _FLOPS_CACHE
+    if len(cache) > _FLOPS_CACHE_SIZE:
+        cache.clear()
     rng = torch.get_rng_state()  # replays must not move the user's random stream
     mode = _FlopCounter()
     try:
