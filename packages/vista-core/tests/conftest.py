@@ -12,8 +12,11 @@ import os
 from collections.abc import Iterator
 
 import pytest
+import torch
 from _clean import torch_left_clean
 from hypothesis import HealthCheck, settings
+
+import vista_core
 
 _SLOW_DRAWS = [HealthCheck.too_slow, HealthCheck.data_too_large]
 settings.register_profile("ci", max_examples=40, deadline=None, derandomize=True, database=None,
@@ -31,3 +34,11 @@ def torch_clean() -> Iterator[None]:
     module hook, no attribute added to or replaced in torch (see ``_clean.py``)."""
     with torch_left_clean():
         yield
+
+
+@pytest.fixture(scope="session", autouse=True)
+def _first_trace_done() -> None:
+    """One trace before any test: the first trace in a process imports torch's compiler modules
+    (torch.compiler.set_stance loads torch._dynamo), a one-time lazy import that would otherwise
+    make whichever test runs first, alone, see torch "changed"."""
+    vista_core.trace(torch.nn.Linear(2, 2), (torch.zeros(1, 2),))

@@ -61,6 +61,31 @@ def test_failure_of_a_python_raise_shows_the_shapes_its_module_received() -> Non
     assert check.outputs == ()
 
 
+class TopLevelCheck(torch.nn.Module):
+    def __init__(self) -> None:
+        super().__init__()
+        self.fc = torch.nn.Linear(4, 6)
+
+    def forward(self, x: torch.Tensor, scale: float = 1.0) -> torch.Tensor:
+        if x.shape[-1] != 8:
+            raise ValueError(f"expected 8 features, got {x.shape[-1]}")
+        return self.fc(x) * scale
+
+
+def test_a_raise_in_the_model_s_own_forward_is_fed_by_the_model_inputs() -> None:
+    model = TopLevelCheck()
+    with torch_left_clean(model):
+        result = vista_core.capture(model, (torch.randn(2, 4),), kwargs={"scale": 2.0})
+    graph = result.graph
+    assert graph.error is not None and graph.error.node is not None
+    failure = graph.node(graph.error.node)
+    assert failure.kind == "error" and failure.module == graph.modules[0].id
+    incoming = [(graph.node(e.source).kind, graph.node(e.source).name, e.tensor.shape)
+                for e in graph.edges if e.target == failure.id]
+    assert incoming == [("input", "x", (2, 4))]
+    assert [(a.name, a.value) for a in failure.arguments] == [("x", "tensor#0")]
+
+
 def test_a_call_that_returns_its_input_unchanged_is_connected_through() -> None:
     graph = vista_core.trace(Net(width=8), (torch.randn(2, 4),))
     same = _call(graph, "same")

@@ -234,6 +234,8 @@ class Recorder(TorchFunctionMode):
         self._by_storage: dict[int, _Entry] = {}
         self._indexed = 0
         self.failed_ops: dict[int, tuple[BaseException, int]] = {}
+        # The model's tensor inputs as the root call received them (its input nodes).
+        self.input_flows: list[Flow] = []
         self.first_failed_call: dict[int, tuple[BaseException, CallRec]] = {}
         # Forwards that ask has_torch_function() get the answer of a run without Vista.
         self.lender = LineLender(self)
@@ -615,6 +617,8 @@ class Recorder(TorchFunctionMode):
         node = self._new_node("input", name, name, self.root)
         if isinstance(value, torch.Tensor):
             self.register(value, node, 0)
+            with _NO_TORCH_FUNCTION():
+                self._flows(value, name, self.input_flows)
         else:
             node.value = describe(value, _no_tensor)
 

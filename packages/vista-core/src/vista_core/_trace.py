@@ -433,7 +433,8 @@ def _build(rec: Recorder, output: Any, error: BaseException | None) -> Graph:
             call.failed = True
             failed_node = rec.add_error_node(error, call).index
             # What the call received comes into its failure: the shapes that made it raise.
-            for port, (name, source, source_port, meta) in enumerate(call.inputs):
+            received = rec.input_flows if call is rec.root else call.inputs
+            for port, (name, source, source_port, meta) in enumerate(received):
                 rec.edges.append((source, source_port, failed_node, port, meta))
                 rec.nodes[failed_node].arguments.append((name, f"tensor#{port}"))
 
