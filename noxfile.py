@@ -105,8 +105,9 @@ def tests_schema(session: nox.Session) -> None:
 
 @nox.session(python=PYTHON)
 def tests_core(session: nox.Session) -> None:
-    """Unit tests of vista-core."""
-    install(session, "-e", SCHEMA, "-e", CORE, "pytest", "hypothesis")
+    """Unit tests of vista-core (some build Hugging Face models: transformers comes pinned from
+    the integration requirements, its one pin)."""
+    install(session, "-e", SCHEMA, "-e", CORE, "pytest", "hypothesis", "-r", "tests-integration/requirements.txt")
     session.run("pytest", "packages/vista-core/tests", *session.posargs)
 
 

@@ -231,7 +231,6 @@ def _whisper() -> tuple[torch.nn.Module, dict[str, torch.Tensor]]:
 ], ids=["t5", "whisper"])
 def test_hugging_face_tied_embeddings_are_not_encoder_outputs(
         build: Callable[[], tuple[torch.nn.Module, dict[str, torch.Tensor]]], tied: str, readers: list[str]) -> None:
-    pytest.importorskip("transformers")
     torch.manual_seed(0)
     model, kwargs = build()
     graph = vista_core.trace(model, kwargs=kwargs)
