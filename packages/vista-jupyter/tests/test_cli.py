@@ -249,6 +249,30 @@ def test_render_a_missing_file(tmp_path: Path, capsys: pytest.CaptureFixture[str
     assert status == 2 and "could not read" in err and "No such file" in err
 
 
+def test_summary_prints_the_graph_s_table(saved_graph: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    status, out, _ = _run(capsys, "summary", str(saved_graph), "--depth", "1")
+    assert status == 0
+    assert out == vista_core.Graph.from_json(saved_graph.read_text(encoding="utf-8")).summary(depth=1) + "\n"
+    assert "Linear" in out and "FLOPs" in out
+
+
+@pytest.mark.parametrize(("text", "piece"), [
+    ("{", "JSON"),
+    ('{"schema_version": "9.0", "modules": [], "nodes": [], "edges": []}', "9.0"),
+])
+def test_summary_refuses_bad_documents(tmp_path: Path, capsys: pytest.CaptureFixture[str], text: str,
+                                       piece: str) -> None:
+    (tmp_path / "bad.json").write_text(text, encoding="utf-8")
+    status, out, err = _run(capsys, "summary", str(tmp_path / "bad.json"))
+    assert status == 2 and out == ""
+    assert err.startswith(f"vista summary: could not summarise '{tmp_path / 'bad.json'}'") and piece in err, err
+
+
+def test_summary_refuses_a_bad_depth(saved_graph: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    status, _, err = _run(capsys, "summary", str(saved_graph), "--depth", "-1")
+    assert status == 2 and "depth" in err, err
+
+
 # -- the command itself --------------------------------------------------------------------
 
 def test_demo(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:

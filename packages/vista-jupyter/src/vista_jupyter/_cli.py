@@ -29,6 +29,7 @@ examples:
   vista trace torch.nn:Linear --kwargs-json '{"in_features": 16, "out_features": 4}' --input 8x16
   vista trace mypkg.llm:make_70b --meta --input input_ids=1x128:int64 -o llm.html
   vista render graph.json -o page.html --depth 2
+  vista summary graph.json --depth 2               (a text table of params, FLOPs and bytes)
   vista demo                                        (the demo model's page, out/vista-demo.html)
 
 In Python: trace_model(model, inputs) in a notebook, vista_core.trace(model, x).to_json() for a
@@ -261,6 +262,22 @@ def _render(args: argparse.Namespace) -> int:
     return 0
 
 
+def _summary(args: argparse.Namespace) -> int:
+    import vista_core
+
+    source = "stdin" if args.document == "-" else args.document
+    try:
+        text = sys.stdin.read() if args.document == "-" else Path(args.document).read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as exc:
+        raise CommandError(f"could not read {source!r}: {exc}") from exc
+    try:
+        table = vista_core.Graph.from_json(text).summary(depth=args.depth)
+    except (TypeError, ValueError) as exc:  # SchemaError and SchemaVersionError are ValueErrors
+        raise CommandError(f"could not summarise {source!r}: {exc}") from exc
+    print(table)
+    return 0
+
+
 def _demo(args: argparse.Namespace) -> int:
     from ._demo_cli import main as demo_main
 
@@ -311,6 +328,15 @@ def parser() -> argparse.ArgumentParser:
     render.add_argument("--title", help="the page's title (default: the model's class name)")
     _add_view_options(render)
     render.set_defaults(run=_render)
+
+    summary = commands.add_parser("summary", help="print a saved graph document's module table (params, FLOPs, bytes)",
+                                  description="Print the module tree of a saved graph document as a table: class, "
+                                              "output shapes, parameters, FLOPs and activation bytes of each "
+                                              "module call, and the totals (Graph.summary()).",
+                                  formatter_class=formatter)
+    summary.add_argument("document", metavar="GRAPH.json", help="the graph document, or - for stdin")
+    summary.add_argument("--depth", type=int, default=3, help="module levels below the model (default: 3)")
+    summary.set_defaults(run=_summary)
 
     demo = commands.add_parser("demo", help="write the page of the demo model that ships with Vista",
                                description="Trace Vista's demo model (a tiny vision transformer) and write its page.",
