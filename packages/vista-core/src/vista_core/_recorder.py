@@ -264,12 +264,7 @@ class Recorder(TorchFunctionMode):
     def _flows(self, value: object, name: str, into: list[Flow]) -> None:
         """Append the tensors inside ``value`` to ``into``, each with its source now."""
         if isinstance(value, _Tensor):
-            version = _version(value)
-            entry = self.producers.get(id(value))
-            if entry is not None and entry[3] == version != -1 and entry[0]() is value:
-                into.append((name, entry[1], entry[2], entry[4]))
-            else:
-                into.append((name, *self._source(value, version)))
+            into.append((name, *self._source(value, _version(value))))
         elif isinstance(value, (list, tuple, dict)) or hasattr(value, "__dataclass_fields__"):
             for leaf_name, leaf in named_leaves(value, name):
                 if isinstance(leaf, _Tensor):
