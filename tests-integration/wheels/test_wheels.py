@@ -51,6 +51,23 @@ def wheels(tmp_path_factory: pytest.TempPathFactory) -> list[Path]:
 
 
 @pytest.fixture(scope="module")
+def sdists(wheels: list[Path], tmp_path_factory: pytest.TempPathFactory) -> list[Path]:
+    """One sdist of every package: from VISTA_DIST, or built here."""
+    given = os.environ.get("VISTA_DIST")
+    dist = Path(given) if given else tmp_path_factory.mktemp("sdist")
+    if not given:
+        for package in PACKAGES:
+            subprocess.run([sys.executable, "-m", "build", "--sdist", "--outdir", str(dist), str(package)],
+                           check=True, env=ENV, capture_output=True)
+    found = []
+    for package in PACKAGES:
+        matches = sorted(dist.glob(f"{_distribution(package)}-*.tar.gz"))
+        assert len(matches) == 1, f"expected one sdist of {package.name} in {dist}, found {matches}"
+        found.append(matches[0])
+    return found
+
+
+@pytest.fixture(scope="module")
 def venv(wheels: list[Path], tmp_path_factory: pytest.TempPathFactory) -> Path:
     """A fresh venv with the wheels and what they declare, and nothing else."""
     where = tmp_path_factory.mktemp("venv") / "venv"
@@ -75,6 +92,22 @@ def test_the_wheels_hold_the_packages_and_the_viewer(wheels: list[Path]) -> None
     assert any(n.endswith(".jinja") for n in names["vista_render_html"]), "the page template"
     assert any(n.endswith(".schema.json") for n in names["vista_schema"]), "the JSON Schema"
     assert not any("/tests/" in n for files in names.values() for n in files)
+
+
+def test_each_sdist_builds_the_same_wheel(wheels: list[Path], sdists: list[Path], tmp_path: Path) -> None:
+    """What PyPI users without a matching wheel get: a wheel built from the sdist alone holds the
+    same files, byte for byte, as the published wheel (the bundle and schema files included)."""
+    for wheel, sdist in zip(wheels, sdists, strict=True):
+        out = tmp_path / sdist.name.removesuffix(".tar.gz")
+        subprocess.run([sys.executable, "-m", "pip", "wheel", "--quiet", "--no-deps", "--no-input",
+                        "--wheel-dir", str(out), str(sdist)], check=True, env=ENV, timeout=300)
+        (rebuilt,) = out.glob("*.whl")
+        with zipfile.ZipFile(wheel) as given, zipfile.ZipFile(rebuilt) as again:
+            # RECORD lists hashes and dist-info ordering; the files themselves must match.
+            files = sorted(n for n in given.namelist() if not n.endswith("/RECORD"))
+            assert files == sorted(n for n in again.namelist() if not n.endswith("/RECORD")), sdist.name
+            for name in files:
+                assert given.read(name) == again.read(name), f"{name} differs when built from {sdist.name}"
 
 
 def test_imports_come_from_the_venv_without_warnings(venv: Path, tmp_path: Path) -> None:
