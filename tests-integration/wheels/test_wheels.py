@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import subprocess
 import sys
 import zipfile
@@ -92,6 +93,17 @@ def test_the_wheels_hold_the_packages_and_the_viewer(wheels: list[Path]) -> None
     assert any(n.endswith(".jinja") for n in names["vista_render_html"]), "the page template"
     assert any(n.endswith(".schema.json") for n in names["vista_schema"]), "the JSON Schema"
     assert not any("/tests/" in n for files in names.values() for n in files)
+
+
+def test_the_package_readmes_link_only_to_addresses(wheels: list[Path]) -> None:
+    """Each README is the package's PyPI page, where a relative link leads nowhere."""
+    for wheel in wheels:
+        with zipfile.ZipFile(wheel) as files:
+            (metadata,) = [n for n in files.namelist() if n.endswith(".dist-info/METADATA")]
+            text = files.read(metadata).decode("utf-8")
+        links = re.findall(r"\]\(([^)\s]+)\)", text)
+        relative = [link for link in links if not link.startswith(("https://", "http://", "#"))]
+        assert not relative, f"{wheel.name}: relative links {relative}"
 
 
 def test_each_sdist_builds_the_same_wheel(wheels: list[Path], sdists: list[Path], tmp_path: Path) -> None:
