@@ -31,6 +31,10 @@ export interface VistaGraphDocumentSchemaVersion1 {
   repeated_blocks?: RepeatedBlock[];
   shared_tensors?: SharedTensor[];
   error?: TraceError;
+  /**
+   * Since 1.1, with stats: the first op node that produced a NaN or infinite value from finite inputs; left out or null when there is none.
+   */
+  first_nonfinite?: NodeId | null;
 }
 /**
  * This interface was referenced by `VistaGraphDocumentSchemaVersion1`'s JSON-Schema
@@ -99,6 +103,10 @@ export interface ModuleCall {
    * Since 1.1. FLOPs of the op nodes of this call and of every call inside it.
    */
   flops?: number;
+  /**
+   * Since 1.1, with timing: measured wall time of the call in microseconds.
+   */
+  time_us?: number;
 }
 /**
  * This interface was referenced by `VistaGraphDocumentSchemaVersion1`'s JSON-Schema
@@ -150,6 +158,23 @@ export interface Tensor {
   dtype: string;
   device: string;
   requires_grad?: boolean;
+  stats?: TensorStats;
+}
+/**
+ * Since 1.1, with stats: the values of a floating tensor an op produced (op node outputs; left out on the meta device). min, max, mean and std (torch.std, with Bessel's correction) are of its finite elements, null when it has none (and std for a single one); nan, posinf, neginf and zeros count elements.
+ *
+ * This interface was referenced by `VistaGraphDocumentSchemaVersion1`'s JSON-Schema
+ * via the `definition` "tensor_stats".
+ */
+export interface TensorStats {
+  min: number | null;
+  max: number | null;
+  mean: number | null;
+  std: number | null;
+  nan: number;
+  posinf: number;
+  neginf: number;
+  zeros: number;
 }
 /**
  * This interface was referenced by `VistaGraphDocumentSchemaVersion1`'s JSON-Schema
@@ -186,6 +211,10 @@ export interface Node {
    * Since 1.1. op: FLOPs by torch's own formulas (torch.utils.flop_counter); left out where torch has none.
    */
   flops?: number;
+  /**
+   * Since 1.1, with timing: op: measured wall time in microseconds.
+   */
+  time_us?: number;
 }
 /**
  * An op argument in short form; name null when positional; tensors read 'tensor#k' (k = the target_input of the edge bringing it in).

@@ -3,7 +3,7 @@
 Minor versions only add optional fields, so a newer minor's unknown fields are kept (written
 back unchanged) and otherwise ignored; the reader's own minor stays strict, and a newer major
 is refused naming both versions. The added fields below stand for what a later minor may
-bring (timing and statistics per node and module call, document totals).
+bring (energy and latency per node and module call, document totals).
 """
 
 from __future__ import annotations
@@ -34,13 +34,13 @@ def _newer_minor(document: dict[str, Any], minor: int = 2) -> dict[str, Any]:
     newer["totals"] = {"flops": 48, "bytes": 96}
     for i, node in enumerate(newer["nodes"]):
         node["energy_uj"] = 16 * i
-        node["time_us"] = 1.5
+        node["latency_ns"] = 1500
         node["stats"] = {"min": -1.0, "max": 2.0, "nonfinite": 0}
         for tensor in node.get("outputs", []):
             tensor["bytes"] = 32
     newer["nodes"][-1]["first_nonfinite"] = None
     for module in newer["modules"]:
-        module["time_us"] = 48
+        module["energy_uj"] = 48
         module["peak_bytes"] = 4 * module["num_params"]
     for edge in newer["edges"]:
         edge["bytes"] = 32
@@ -75,7 +75,7 @@ def test_the_readers_own_minor_stays_strict(document: dict[str, Any]) -> None:
     with pytest.raises(SchemaError, match=r"\$ has unknown field\(s\) \['totals'\] for Graph"):
         Graph.from_dict(own)
     del own["totals"]
-    with pytest.raises(SchemaError, match=r"\$\.modules\[0\] has unknown field\(s\) \['peak_bytes', 'time_us'\]"):
+    with pytest.raises(SchemaError, match=r"\$\.modules\[0\] has unknown field\(s\) \['energy_uj', 'peak_bytes'\]"):
         Graph.from_dict(own)
 
 

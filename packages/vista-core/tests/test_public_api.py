@@ -8,7 +8,8 @@ EXPECTED = {
     "SCHEMA_VERSION", "Argument", "CallTensor", "Capture", "Edge", "Graph", "ModuleCall", "Node", "NodeError",
     "NodeKind", "ParameterInfo", "Producer", "RepeatedBlock", "SchemaError", "SchemaVersionError", "SharedTensor",
     "SourceLocation",
-    "TensorMeta", "TraceError", "TraceInputError", "VistaError", "__version__", "capture", "schema", "trace",
+    "TensorMeta", "TensorStats", "TraceError", "TraceInputError", "VistaError", "__version__", "capture", "schema",
+    "trace",
     "validate_document",
 }
 

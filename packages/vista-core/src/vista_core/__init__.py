@@ -26,6 +26,7 @@ from ._graph import (
     SharedTensor,
     SourceLocation,
     TensorMeta,
+    TensorStats,
     TraceError,
 )
 from ._trace import Capture, capture, trace
@@ -50,6 +51,7 @@ __all__ = [
     "SharedTensor",
     "SourceLocation",
     "TensorMeta",
+    "TensorStats",
     "TraceError",
     "TraceInputError",
     "VistaError",

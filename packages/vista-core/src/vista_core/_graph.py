@@ -15,6 +15,7 @@ from __future__ import annotations
 import copy
 import dataclasses
 import json
+import math
 import sys
 import types
 import typing
@@ -42,6 +43,7 @@ __all__ = [
     "SharedTensor",
     "SourceLocation",
     "TensorMeta",
+    "TensorStats",
     "TraceError",
 ]
 
@@ -49,13 +51,42 @@ NodeKind = Literal["input", "output", "parameter", "buffer", "constant", "op", "
 
 
 @dataclass(frozen=True)
+class TensorStats:
+    """Values of a floating tensor an op produced (schema 1.1, with ``stats=True``).
+
+    ``min``, ``max``, ``mean`` and ``std`` (``torch.std``'s, with Bessel's correction) are of
+    its finite elements, None when it has none (an empty tensor, or all NaN or infinite) and
+    ``std`` also for a single one; ``nan``, ``posinf``, ``neginf`` and ``zeros`` count elements.
+    """
+
+    min: float | None
+    max: float | None
+    mean: float | None
+    std: float | None
+    nan: int
+    posinf: int
+    neginf: int
+    zeros: int
+
+    @property
+    def finite(self) -> bool:
+        """True when no element is NaN or infinite."""
+        return self.nan == self.posinf == self.neginf == 0
+
+
+@dataclass(frozen=True)
 class TensorMeta:
-    """Shape, dtype and device of one tensor, as seen where it was produced or consumed."""
+    """Shape, dtype and device of one tensor, as seen where it was produced or consumed.
+
+    ``stats`` (schema 1.1) is set on the outputs of op nodes when traced with ``stats=True``,
+    for floating tensors off the meta device.
+    """
 
     shape: tuple[int, ...]
     dtype: str
     device: str
     requires_grad: bool = False
+    stats: TensorStats | None = None
 
 
 @dataclass(frozen=True)
@@ -113,6 +144,8 @@ class Node:
     #: Op nodes: FLOPs by torch's own formulas (``torch.utils.flop_counter``); None where torch
     #: has none for the op. Schema 1.1.
     flops: int | None = None
+    #: Op nodes: measured wall time in microseconds, with ``timing=True``. Schema 1.1.
+    time_us: float | None = None
 
 
 @dataclass(frozen=True)
@@ -188,6 +221,8 @@ class ModuleCall:
     #: FLOPs of the op nodes of the call and of every call inside it (ops without a formula
     #: count 0, as ``FlopCounterMode`` counts them). Schema 1.1; None in 1.0 documents.
     flops: int | None = None
+    #: Measured wall time of the call in microseconds, with ``timing=True``. Schema 1.1.
+    time_us: float | None = None
 
 
 @dataclass(frozen=True)
@@ -251,6 +286,10 @@ class Graph:
     repeated_blocks: tuple[RepeatedBlock, ...] = ()
     shared_tensors: tuple[SharedTensor, ...] = ()
     error: TraceError | None = None
+    #: The id of the first op that produced a NaN or infinite value from finite inputs (traced
+    #: with ``stats=True``); the document's ``first_nonfinite``. Schema 1.1.
+    first_nonfinite_id: str | None = dataclasses.field(
+        default=None, metadata={"json": "first_nonfinite", "nullable": True})
 
     # -- convenience -------------------------------------------------------------------
     @property
@@ -262,6 +301,12 @@ class Graph:
     def failed(self) -> bool:
         """True when the forward pass raised."""
         return self.error is not None
+
+    @property
+    def first_nonfinite(self) -> Node | None:
+        """The first op node that produced a NaN or infinite value from finite inputs (traced
+        with ``stats=True``); None when there is none or stats were not recorded."""
+        return None if self.first_nonfinite_id is None else self.node(self.first_nonfinite_id)
 
     def node(self, node_id: str) -> Node:
         """The node with id ``node_id``."""
@@ -386,6 +431,8 @@ class Graph:
                     )
         if self.error is not None and self.error.node is not None and self.error.node not in nodes:
             raise SchemaError(f"$.error.node refers to unknown node {self.error.node!r}")
+        if self.first_nonfinite_id is not None and self.first_nonfinite_id not in nodes:
+            raise SchemaError(f"$.first_nonfinite refers to unknown node {self.first_nonfinite_id!r}")
 
 
 # -- generic (de)serialisation of the frozen dataclasses above ----------------------------
@@ -393,20 +440,26 @@ class Graph:
 _NO_DEFAULT = object()
 # Types written into JSON as they are.
 _PLAIN = frozenset({str, int, bool, float, type(None)})
-# Per record class: (field name, default value or _NO_DEFAULT) in declaration order.
-_LAYOUTS: dict[type, tuple[tuple[str, object], ...]] = {}
+# Per record class: (field name, its JSON name, default value or _NO_DEFAULT) in declaration
+# order. A field's JSON name differs only where the document's name is a Python property's.
+_LAYOUTS: dict[type, tuple[tuple[str, str, object], ...]] = {}
 # The instance attribute (not a dataclass field: records compare and hash without it) holding
 # the fields of a newer minor version that this reader does not know, as read.
 _UNKNOWN = "_unknown_fields"
 
 
-def _layout(cls: type) -> tuple[tuple[str, object], ...] | None:
+def _layout(cls: type) -> tuple[tuple[str, str, object], ...] | None:
     layout = _LAYOUTS.get(cls)
     if layout is None and dataclasses.is_dataclass(cls):
         layout = _LAYOUTS[cls] = tuple(
-            (f.name, _NO_DEFAULT if f.default is dataclasses.MISSING else f.default) for f in dataclasses.fields(cls)
+            (f.name, _json_name(f), _NO_DEFAULT if f.default is dataclasses.MISSING else f.default)
+            for f in dataclasses.fields(cls)
         )
     return layout
+
+
+def _json_name(f: dataclasses.Field[Any]) -> str:
+    return str(f.metadata.get("json", f.name))
 
 
 def _to_data(value: object, memo: dict[int, object] | None = None) -> object:
@@ -422,11 +475,11 @@ def _to_data(value: object, memo: dict[int, object] | None = None) -> object:
     if layout is not None:
         fields = value.__dict__
         out: dict[str, object] = {}
-        for name, default in layout:
+        for name, key, default in layout:
             item = fields[name]
             if item is default or (default is not _NO_DEFAULT and item == default):
                 continue
-            out[name] = item if type(item) in _PLAIN else _to_data(item, memo)
+            out[key] = item if type(item) in _PLAIN else _to_data(item, memo)
         unknown = fields.get(_UNKNOWN)
         if unknown is not None:
             # Copied for to_dict(), whose result the caller owns; to_json() only reads it.
@@ -469,11 +522,12 @@ def make_edge(source: str, source_output: int, target: str, target_input: int, t
 
 def make_node(id: str, kind: NodeKind, name: str, label: str, module: str, outputs: tuple[TensorMeta, ...],
               arguments: tuple[Argument, ...], source: SourceLocation | None, value: str | None,
-              error: NodeError | None, bytes: int | None = None, flops: int | None = None) -> Node:
+              error: NodeError | None, bytes: int | None = None, flops: int | None = None,
+              time_us: float | None = None) -> Node:
     record = _new(Node)
     _setattr(record, "__dict__", {"id": id, "kind": kind, "name": name, "label": label, "module": module,
                                   "outputs": outputs, "arguments": arguments, "source": source, "value": value,
-                                  "error": error, "bytes": bytes, "flops": flops})
+                                  "error": error, "bytes": bytes, "flops": flops, "time_us": time_us})
     return record
 
 
@@ -490,7 +544,8 @@ def make_module_call(id: str, parent: str | None, path: str, name: str, class_na
                      parameters: tuple[ParameterInfo, ...], extra_repr: str, failed: bool,
                      source: SourceLocation | None, inputs: tuple[CallTensor, ...],
                      outputs: tuple[CallTensor, ...], bytes: int | None = None,
-                     param_bytes: int | None = None, flops: int | None = None) -> ModuleCall:
+                     param_bytes: int | None = None, flops: int | None = None,
+                     time_us: float | None = None) -> ModuleCall:
     record = _new(ModuleCall)
     _setattr(record, "__dict__", {"id": id, "parent": parent, "path": path, "name": name,
                                   "class_name": class_name, "class_qualname": class_qualname,
@@ -498,7 +553,7 @@ def make_module_call(id: str, parent: str | None, path: str, name: str, class_na
                                   "num_params_own": num_params_own, "signature": signature,
                                   "parameters": parameters, "extra_repr": extra_repr, "failed": failed,
                                   "source": source, "inputs": inputs, "outputs": outputs, "bytes": bytes,
-                                  "param_bytes": param_bytes, "flops": flops})
+                                  "param_bytes": param_bytes, "flops": flops, "time_us": time_us})
     return record
 
 
@@ -523,7 +578,7 @@ def _from_data(tp: Any, data: object, path: str, newer_minor: bool) -> object:
     if dataclasses.is_dataclass(tp) and isinstance(tp, type):
         if not isinstance(data, Mapping):
             raise SchemaError(f"{path} must be an object, got {_short(data)}")
-        known = {f.name: f for f in dataclasses.fields(tp)}
+        known = {_json_name(f): f for f in dataclasses.fields(tp)}
         unknown = sorted(set(data) - set(known))
         if unknown and not newer_minor:
             raise SchemaError(f"{path} has unknown field(s) {unknown} for {tp.__name__}")
@@ -531,8 +586,10 @@ def _from_data(tp: Any, data: object, path: str, newer_minor: bool) -> object:
         for name, f in known.items():
             if name in data:
                 if data[name] is None and f.default is None:
+                    if f.metadata.get("nullable"):  # the schema allows null for "none found"
+                        continue
                     raise SchemaError(f"{path}.{name} must be left out rather than null")
-                kwargs[name] = _from_data(_hints(tp)[name], data[name], f"{path}.{name}", newer_minor)
+                kwargs[f.name] = _from_data(_hints(tp)[f.name], data[name], f"{path}.{name}", newer_minor)
             elif f.default is dataclasses.MISSING:
                 raise SchemaError(f"{path} is missing the required field {name!r}")
         record = tp(**kwargs)
@@ -564,6 +621,10 @@ def _from_data(tp: Any, data: object, path: str, newer_minor: bool) -> object:
         if not isinstance(data, int) or isinstance(data, bool) or data < 0:
             raise SchemaError(f"{path} must be a non-negative integer, got {_short(data)}")
         return data
+    if tp is float:  # stats and times: JSON numbers, never NaN or infinite
+        if not isinstance(data, (int, float)) or isinstance(data, bool) or not math.isfinite(data):
+            raise SchemaError(f"{path} must be a finite number, got {_short(data)}")
+        return float(data)
     if tp is str:
         if not isinstance(data, str):
             raise SchemaError(f"{path} must be a string, got {_short(data)}")
