@@ -5,23 +5,23 @@
 import { leafGroupSize, type GraphIndex, type LeafGroup, type ModuleCall, type Node, type SharedTensor, type Source } from "../model/document";
 import { formatCount, formatShape, formatTensor } from "../model/format";
 
-type Row = readonly [string, string];
+export type Row = readonly [string, string];
 
-function el<K extends keyof HTMLElementTagNameMap>(tag: K, className?: string, text?: string): HTMLElementTagNameMap[K] {
+export function el<K extends keyof HTMLElementTagNameMap>(tag: K, className?: string, text?: string): HTMLElementTagNameMap[K] {
   const e = document.createElement(tag);
   if (className !== undefined) e.className = className;
   if (text !== undefined) e.textContent = text;
   return e;
 }
 
-function section(parent: HTMLElement, title: string): HTMLElement {
+export function section(parent: HTMLElement, title: string): HTMLElement {
   const s = el("section", "vista-details-section");
   s.appendChild(el("h4", undefined, title));
   parent.appendChild(s);
   return s;
 }
 
-function table(parent: HTMLElement, rows: readonly Row[]): void {
+export function table(parent: HTMLElement, rows: readonly Row[]): void {
   if (rows.length === 0) return;
   const t = el("table", "vista-details-table");
   for (const [k, v] of rows) {

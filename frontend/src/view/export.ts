@@ -41,7 +41,7 @@ export function exportSvgElement(src: ExportSource): SVGSVGElement {
   svg.appendChild(bg);
   const copy = src.viewport.cloneNode(true) as SVGGElement;
   copy.removeAttribute("transform");
-  copy.querySelectorAll(".vista-layer-highlight").forEach((e) => e.remove());
+  copy.querySelectorAll(".vista-layer-highlight, .vista-edge-hit").forEach((e) => e.remove());
   svg.appendChild(copy);
   return svg;
 }

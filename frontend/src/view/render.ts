@@ -199,10 +199,14 @@ export class GraphRenderer {
         const el = this.layers.edges
           .append("g")
           .attr("class", "vista-edge")
+          .attr("data-edge", e.id)
           .attr("data-source", e.source)
           .attr("data-target", e.target);
+        // A wide invisible stroke under the line, so the thin edge is easy to hover and click.
+        el.append("path").attr("class", "vista-edge-hit").attr("fill", "none").attr("stroke", "transparent").attr("stroke-width", 9);
         const path = el
           .append("path")
+          .attr("class", "vista-edge-line")
           .attr("fill", "none")
           .attr("stroke", palette.edge)
           .attr("stroke-width", 1.2)
@@ -211,7 +215,9 @@ export class GraphRenderer {
       }
       let shift = shiftBetween(kept.base, route.points);
       if (shift === null) {
-        kept.path.setAttribute("d", pathData(route.points));
+        const d = pathData(route.points);
+        kept.path.setAttribute("d", d);
+        kept.path.previousElementSibling?.setAttribute("d", d);
         kept.base = route.points;
         shift = { x: 0, y: 0 };
       }

@@ -13,6 +13,8 @@ import { toolbarAction, unhandled, type ToolbarAction } from "./actions";
 import { Camera, READABLE_SCALE, type Anchor } from "./camera";
 import { buildChrome, buildErrorPanel, fillLegend, showTracebackEnd, type Chrome } from "./chrome";
 import { showModule, showNode } from "./details";
+import { showEdge } from "./edge-details";
+import { markSelectedEdge, wireEdges } from "./edges";
 import { download, exportPdf, exportPng, exportSvgString, type ExportSource } from "./export";
 import type { Look, TextLine } from "./looks";
 import { createMeasure, type Measure } from "./measure";
@@ -61,6 +63,8 @@ export class Viewer {
   private themeOption: ThemeOption;
   private theme: ThemeName = "light";
   private selected: string | null = null;
+  /** The picked edge (a VisibleEdge id), when an edge rather than a node or module is selected. */
+  private selectedEdge: string | null = null;
   private readonly markerId = `vista-${++instances}-arrow`;
   private client: LayoutClient | null = null;
   private generation = 0;
@@ -200,6 +204,7 @@ export class Viewer {
     if (this.index === null || this.state === null) return;
     if (!this.index.nodes.has(id) && !this.index.modules.has(id)) return;
     this.selected = id;
+    this.selectEdge(null);
     this.showDetails(id);
     const revealed = states.reveal(this.index, this.state, id);
     if (revealed.open.size !== this.state.open.size || revealed.unfolded.size !== this.state.unfolded.size) {
@@ -275,6 +280,7 @@ export class Viewer {
       markerId: this.markerId,
     });
     this.drawSelectionOutline();
+    markSelectedEdge(this.chrome.svg, this.selectedEdge);
   }
 
   private drawSelectionOutline(): void {
@@ -368,6 +374,7 @@ export class Viewer {
     c.details.querySelector("button[data-action=close-details]")?.addEventListener("click", () => {
       c.details.hidden = true;
       this.selected = null;
+      this.selectEdge(null);
       this.drawSelectionOutline();
     });
     c.depth.addEventListener("change", () => void this.setDepth(Number(c.depth.value)));
@@ -377,12 +384,30 @@ export class Viewer {
       pick: (id) => this.pick(id),
       foldedBox: (id) => this.index?.foldOf.get(id) ?? id,
     });
+    wireEdges(c.svg, (id) => this.pickEdge(id));
   }
 
   private pick(id: string): void {
     this.selected = id;
+    this.selectEdge(null);
     this.drawSelectionOutline();
     this.showDetails(id);
+  }
+
+  /** Shows the tensors of the drawn edge `id` in the details panel and highlights it. */
+  private pickEdge(id: string): void {
+    const edge = this.visible?.edges.find((e) => e.id === id);
+    if (edge === undefined || this.index === null) return;
+    this.selected = null;
+    this.drawSelectionOutline();
+    this.selectEdge(id);
+    showEdge(this.chrome.detailsContent, this.index, edge);
+    this.chrome.details.hidden = false;
+  }
+
+  private selectEdge(id: string | null): void {
+    this.selectedEdge = id;
+    markSelectedEdge(this.chrome.svg, id);
   }
 
   private async onAction(action: ToolbarAction): Promise<void> {
