@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from ._scale_report import scale_table, scale_targets
+
 __all__ = ["TARGET_MODEL", "evaluate_targets", "markdown"]
 
 PEERS = ("torchvista", "torchview", "torchlens")
@@ -101,6 +103,8 @@ def evaluate_targets(results: dict[str, Any]) -> list[dict[str, str]]:
                         "detail": f"peak RSS {_bytes(rss)}; first draw "
                                   f"{meta.get('first_draw_ms', 'not measured')} ms"
                                   + (f"; trace error {meta['trace_error']}" if meta.get("trace_error") else "")})
+    if results.get("scale"):
+        targets.extend(scale_targets(results["scale"]))
     return targets
 
 
@@ -283,6 +287,11 @@ def markdown(results: dict[str, Any]) -> str:
     if results.get("meta70b"):
         out += ["## Huge model on the meta device (Llama-style 70 B)", "", *when("meta"),
                 *_meta_table(results["meta70b"]), ""]
+    if results.get("scale"):
+        out += ["## Scale: pages of 2k to 100k nodes (headless Chromium)", "", *when("scale"),
+                "Medians over fresh page loads (`benchmarks/_scale.py`); Open all and the clicks until the frame "
+                "after the viewer's `vista:drawn` mark; frames while the wheel zooms and the mouse drags at the "
+                "Fit view; renderer RSS after Open all.", "", *scale_table(results["scale"]), ""]
     if results.get("coverage"):
         out += ["## Coverage of Hugging Face architectures (tiny configs)", "", *when("coverage"),
                 "✓ = a graph was produced and every model output is reachable from the inputs along its edges; "

@@ -2,9 +2,10 @@
 
 Sections (all by default): ``trace`` (trace cost against the plain forward pass), ``pages``
 (Vista's page vs torchvista's in headless Chromium), ``meta`` (a 70 B Llama-style model on the
-meta device), ``coverage`` (Hugging Face architectures). Results go to ``DIR/results.json`` and
-``DIR/results.md`` (default ``benchmarks/results/``); the markdown is printed too. With
-``--only``, the sections not run keep their previous results from ``DIR/results.json``.
+meta device), ``scale`` (pages of 2k to 100k nodes), ``coverage`` (Hugging Face architectures).
+Results go to ``DIR/results.json`` and ``DIR/results.md`` (default ``benchmarks/results/``); the
+markdown is printed too. With ``--only``, the sections not run keep their previous results from
+``DIR/results.json``.
 
 ``--smoke`` runs a tiny GPT-2 with one repetition per tool in every section (and a 2-layer
 slice of the 70 B shape), so that CI notices when the suite breaks. The exit code is 1 when a
@@ -33,7 +34,7 @@ from ._report import TARGET_MODEL, evaluate_targets, markdown
 
 __all__ = ["main"]
 
-SECTIONS = ("trace", "pages", "meta", "coverage")
+SECTIONS = ("trace", "pages", "meta", "scale", "coverage")
 DEFAULT_OUT = Path(__file__).resolve().parent / "results"
 
 
@@ -124,6 +125,15 @@ def _meta_section(args: argparse.Namespace, workdir: Path, results: dict[str, An
     results["meta70b"] = figures
 
 
+def _scale_section(args: argparse.Namespace, workdir: Path, results: dict[str, Any]) -> None:
+    from ._scale import measure_scale
+    from ._scale_models import SIZES, SMOKE_SIZES
+
+    chosen = {k: v for k, v in SIZES.items() if not args.scale_cases or k in args.scale_cases}
+    cases = SMOKE_SIZES if args.smoke else chosen
+    results["scale"] = measure_scale(cases, repeats=1 if args.smoke else args.scale_repeats, log=_log)
+
+
 def _coverage_section(args: argparse.Namespace, workdir: Path, results: dict[str, Any]) -> None:
     from ._coverage import run_coverage
     from .hf_zoo import ARCHITECTURES
@@ -133,7 +143,8 @@ def _coverage_section(args: argparse.Namespace, workdir: Path, results: dict[str
                                        workdir / "coverage", timeout=args.coverage_timeout, log=_log)
 
 
-_RUNNERS = {"trace": _trace_section, "pages": _pages_section, "meta": _meta_section, "coverage": _coverage_section}
+_RUNNERS = {"trace": _trace_section, "pages": _pages_section, "meta": _meta_section, "scale": _scale_section,
+            "coverage": _coverage_section}
 
 
 def _parse(argv: list[str] | None) -> argparse.Namespace:
@@ -149,6 +160,8 @@ def _parse(argv: list[str] | None) -> argparse.Namespace:
     parser.add_argument("--page-repeats", type=int, default=3, help="page loads per page measurement")
     parser.add_argument("--first-view-rounds", type=int, default=15,
                         help="paired loads (Vista, torchvista) for the first-view comparison")
+    parser.add_argument("--scale-cases", default="", help="comma-separated scale cases (default all)")
+    parser.add_argument("--scale-repeats", type=int, default=3, help="fresh pages per scale case")
     parser.add_argument("--models", default="", help="comma-separated trace-cost model keys (default all)")
     parser.add_argument("--archs", default="", help="comma-separated coverage architectures (default all)")
     parser.add_argument("--coverage-timeout", type=float, default=600.0, help="seconds per architecture")
@@ -167,6 +180,13 @@ def _parse(argv: list[str] | None) -> argparse.Namespace:
                      f"and {args.page_repeats!r}.")
     args.models = [m for m in args.models.split(",") if m]
     args.archs = [a for a in args.archs.split(",") if a]
+    args.scale_cases = [c for c in args.scale_cases.split(",") if c]
+    from ._scale_models import SIZES
+
+    if unknown := [c for c in args.scale_cases if c not in SIZES]:
+        parser.error(f"Unknown case(s) in --scale-cases: {unknown!r}; pick from {', '.join(SIZES)}.")
+    if args.scale_repeats < 1:
+        parser.error(f"--scale-repeats must be at least 1, got {args.scale_repeats!r}.")
     from .hf_zoo import ARCHITECTURES
     from .models import TRACE_MODELS
 
