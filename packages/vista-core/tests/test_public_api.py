@@ -5,12 +5,12 @@ from __future__ import annotations
 import vista_core
 
 EXPECTED = {
-    "SCHEMA_VERSION", "Argument", "CallTensor", "Capture", "Edge", "Graph", "ModuleCall", "Node", "NodeError",
+    "DIFF_VERSION", "SCHEMA_VERSION", "Argument", "CallTensor", "Capture", "Change", "DiffVersionError", "Edge",
+    "FieldChange", "Graph", "GraphDiff", "ModuleCall", "Node", "NodeError",
     "NodeKind", "ParameterInfo", "Producer", "RepeatedBlock", "SchemaError", "SchemaVersionError", "SharedTensor",
     "SourceLocation",
-    "TensorMeta", "TensorStats", "TraceError", "TraceInputError", "VistaError", "__version__", "capture", "schema",
-    "trace",
-    "validate_document",
+    "TensorMeta", "TensorStats", "TraceError", "TraceInputError", "VistaError", "__version__", "capture", "diff",
+    "diff_schema", "read_diff_document", "schema", "trace", "validate_diff_document", "validate_document",
 }
 
 

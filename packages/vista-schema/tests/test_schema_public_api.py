@@ -8,9 +8,10 @@ import sys
 import vista_schema
 
 EXPECTED = {
-    "SCHEMA_VERSION", "SchemaError", "SchemaVersionError", "VistaError", "__version__", "check_css_length",
-    "check_finite", "check_schema_version", "check_viewer_options", "host_theme_schema", "parse_json",
-    "read_document", "schema", "validate_document", "viewer_options_schema",
+    "DIFF_VERSION", "SCHEMA_VERSION", "DiffVersionError", "SchemaError", "SchemaVersionError", "VistaError",
+    "__version__", "check_css_length", "check_finite", "check_schema_version", "check_viewer_options",
+    "diff_schema", "host_theme_schema", "is_diff_document", "parse_json", "read_diff_document", "read_document",
+    "schema", "validate_diff_document", "validate_document", "viewer_options_schema",
 }
 
 

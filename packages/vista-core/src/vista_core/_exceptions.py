@@ -8,13 +8,14 @@ very classes (``vista_core.SchemaError is vista_schema.SchemaError``)::
     ├── TraceInputError        bad arguments to trace() / capture() (also a TypeError)
     └── SchemaError            a document that cannot be read (also a ValueError)
         └── SchemaVersionError the document's major schema version is not supported
+            └── DiffVersionError  a diff document's major diff version is not supported
 """
 
 from __future__ import annotations
 
-from vista_schema import SchemaError, SchemaVersionError, VistaError
+from vista_schema import DiffVersionError, SchemaError, SchemaVersionError, VistaError
 
-__all__ = ["SchemaError", "SchemaVersionError", "TraceInputError", "VistaError"]
+__all__ = ["DiffVersionError", "SchemaError", "SchemaVersionError", "TraceInputError", "VistaError"]
 
 
 class TraceInputError(VistaError, TypeError):

@@ -1,0 +1,658 @@
+"""Comparing two traces: :func:`diff` matches their module calls and nodes into a :class:`GraphDiff`.
+
+Module calls are matched top down: the roots, then the children of each matched pair by path
+and by position among the siblings that share that path (the second call of ``encoder.norm``
+with the second). Within each matched pair of calls, the nodes the calls own are aligned by
+:func:`_align` (a sequence alignment over node kind and op name, ties broken by output shapes),
+so an inserted or removed op leaves the rest matched. Edges match when both ends match.
+Whatever is left unmatched is added (only in ``b``) or removed (only in ``a``).
+
+The result also holds the union graph (every call, node and edge of both, matched ones once
+with ``b``'s values), which is what a viewer draws; its document is the diff contract.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import hashlib
+import json
+import sys
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any, Literal
+
+from vista_schema import DIFF_VERSION, SchemaError, SchemaVersionError, is_diff_document, parse_json
+
+from ._graph import Edge, Graph, ModuleCall, Node, RepeatedBlock, SharedTensor, TensorMeta
+from ._version import SCHEMA_VERSION
+
+__all__ = ["Change", "FieldChange", "GraphDiff", "diff"]
+
+Element = Literal["module", "node", "edge"]
+Status = Literal["added", "removed", "changed"]
+
+
+@dataclass(frozen=True)
+class FieldChange:
+    """One differing field of a matched pair: a readable path such as ``outputs[0].shape``
+    and the JSON value on each side (None where the field is absent on that side)."""
+
+    field: str
+    a: Any
+    b: Any
+
+
+@dataclass(frozen=True)
+class Change:
+    """One element (module call, node or edge) that differs. ``id`` is its id in the union
+    graph, ``a`` and ``b`` its ids in the two traces (None on the side it is missing from).
+    Edge ids read ``"<source>:<source_output>-><target>:<target_input>"``."""
+
+    element: Element
+    id: str
+    a: str | None
+    b: str | None
+    status: Status
+    fields: tuple[FieldChange, ...] = ()
+
+
+@dataclass(frozen=True)
+class GraphDiff:
+    """The comparison of two traces, ``a`` ("before") and ``b`` ("after"), by :func:`diff`.
+
+    ``changes`` lists the elements that differ in graph order; ``module_matches`` and
+    ``node_matches`` every matched pair as ``(a id, b id, union id)``; ``union`` is one graph
+    holding both traces.
+    """
+
+    a: Graph
+    b: Graph
+    union: Graph
+    changes: tuple[Change, ...]
+    module_matches: tuple[tuple[str, str, str], ...]
+    node_matches: tuple[tuple[str, str, str], ...]
+
+    @property
+    def equal(self) -> bool:
+        """True when the two traces have the same graph: nothing added, removed or changed
+        (source locations, ids and structural signatures are not compared)."""
+        return not self.changes
+
+    def summary(self) -> str:
+        """A short text report of the changes, repeated ones grouped ("1 module call added under
+        transformer.h: GPT2Block h.2"; "linear outputs[0].shape 1×8×64 → 1×8×96 in 24 places")."""
+        from ._diff_summary import summary
+
+        return summary(self)
+
+    def to_dict(self) -> dict[str, Any]:
+        """The diff document (see vista-schema's ``schema/v1/diff.schema.json``) as plain data."""
+        return {
+            "diff_version": DIFF_VERSION,
+            "a": self.a.to_dict(),
+            "b": self.b.to_dict(),
+            "union": self.union.to_dict(),
+            "equal": self.equal,
+            "changes": [_change_data(c) for c in self.changes],
+            "matches": {"modules": [list(m) for m in self.module_matches],
+                        "nodes": [list(n) for n in self.node_matches]},
+        }
+
+    def to_json(self, *, indent: int | None = None) -> str:
+        """The diff document as JSON text; the same two traces always give the same bytes."""
+        separators = (",", ":") if indent is None else (",", ": ")
+        # The graphs go through Graph.to_json, which shares repeated records while writing.
+        parts = {key: getattr(self, key).to_json(indent=indent) for key in ("a", "b", "union")}
+        rest = {
+            "equal": self.equal,
+            "changes": [_change_data(c) for c in self.changes],
+            "matches": {"modules": [list(m) for m in self.module_matches],
+                        "nodes": [list(n) for n in self.node_matches]},
+        }
+        if indent is None:
+            body = ",".join(f'"{key}":{text}' for key, text in parts.items())
+            tail = json.dumps(rest, separators=separators, ensure_ascii=True)[1:-1]
+            return f'{{"diff_version":"{DIFF_VERSION}",{body},{tail}}}'
+        data = {"diff_version": DIFF_VERSION, **{k: json.loads(v) for k, v in parts.items()}, **rest}
+        return json.dumps(data, indent=indent, separators=separators, ensure_ascii=True)
+
+
+def _change_data(change: Change) -> dict[str, Any]:
+    return {"element": change.element, "id": change.id, "a": change.a, "b": change.b, "status": change.status,
+            "fields": [{"field": f.field, "a": f.a, "b": f.b} for f in change.fields]}
+
+
+# -- reading the arguments ---------------------------------------------------------------------
+
+def _as_graph(value: object, name: str) -> Graph:
+    if isinstance(value, Graph):
+        return value
+    torch = sys.modules.get("torch")
+    module_type = getattr(getattr(torch, "nn", None), "Module", None)
+    if isinstance(module_type, type) and isinstance(value, module_type):
+        raise TypeError(
+            f"Invalid {name!r} argument: a model ({type(value).__name__}) was given. diff() compares traces: "
+            "call vista_core.trace(model, inputs) on each model and pass the Graphs (or use "
+            "vista_jupyter.compare(model_a, model_b, inputs))."
+        )
+    inner = getattr(value, "graph", None)
+    if isinstance(inner, Graph):  # a vista_jupyter.VistaGraph
+        return inner
+    data: object = value
+    if isinstance(value, (str, bytes, bytearray)):
+        data = parse_json(value)
+    elif not isinstance(value, dict) and callable(getattr(value, "to_dict", None)):
+        data = value.to_dict()  # type: ignore[attr-defined]  # any Graph-like object
+    if not isinstance(data, dict):
+        raise TypeError(
+            f"Invalid {name!r} argument: {type(value).__name__} {_short(value)}; pass a vista_core.Graph, its "
+            "document (dict or JSON text), or a vista_jupyter.VistaGraph."
+        )
+    if is_diff_document(data):
+        raise SchemaError(f"Invalid {name!r} argument: it is a diff document, not a graph document; pass one "
+                          "of the traces (the diff's 'a' or 'b').")
+    try:
+        return Graph.from_dict(data)
+    except SchemaVersionError:
+        raise  # its message names both versions already
+    except SchemaError as exc:
+        raise SchemaError(f"Invalid {name!r} argument: {exc}") from exc
+
+
+def _short(value: object, limit: int = 60) -> str:
+    text = repr(value)
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+# -- alignment -----------------------------------------------------------------------------------
+
+#: Above this many cells (n × m) the middle of two sequences is aligned by difflib's matching
+#: blocks first, and only the gaps between blocks by the exact dynamic programme.
+_DP_CELLS = 250_000
+
+
+def _align(xa: Sequence[object], fa: Sequence[object], xb: Sequence[object],
+           fb: Sequence[object]) -> list[tuple[int, int]]:
+    """Index pairs ``(i, j)``, increasing in both, matching items with equal coarse keys
+    (``xa[i] == xb[j]``): the most pairs possible, and among those the most with equal fine keys
+    (``fa[i] == fb[j]``, e.g. equal output shapes)."""
+    n, m = len(xa), len(xb)
+    lo = 0
+    while lo < n and lo < m and fa[lo] == fb[lo] and xa[lo] == xb[lo]:
+        lo += 1
+    hi_a, hi_b = n, m
+    while hi_a > lo and hi_b > lo and fa[hi_a - 1] == fb[hi_b - 1] and xa[hi_a - 1] == xb[hi_b - 1]:
+        hi_a -= 1
+        hi_b -= 1
+    pairs = [(i, i) for i in range(lo)]
+    pairs += _align_middle(xa, fa, xb, fb, lo, hi_a, lo, hi_b)
+    pairs += [(hi_a + k, hi_b + k) for k in range(n - hi_a)]
+    return pairs
+
+
+def _align_middle(xa: Sequence[object], fa: Sequence[object], xb: Sequence[object], fb: Sequence[object],
+                  a0: int, a1: int, b0: int, b1: int) -> list[tuple[int, int]]:
+    n, m = a1 - a0, b1 - b0
+    if n == 0 or m == 0:
+        return []
+    if n * m <= _DP_CELLS:
+        return _align_dp(xa, fa, xb, fb, a0, a1, b0, b1)
+    import difflib
+
+    pairs: list[tuple[int, int]] = []
+    matcher = difflib.SequenceMatcher(None, list(xa[a0:a1]), list(xb[b0:b1]), autojunk=False)
+    i = j = 0
+    for block in matcher.get_matching_blocks():
+        pairs += _align_middle(xa, fa, xb, fb, a0 + i, a0 + block.a, b0 + j, b0 + block.b)
+        pairs += [(a0 + block.a + k, b0 + block.b + k) for k in range(block.size)]
+        i, j = block.a + block.size, block.b + block.size
+    return pairs
+
+
+def _align_dp(xa: Sequence[object], fa: Sequence[object], xb: Sequence[object], fb: Sequence[object],
+              a0: int, a1: int, b0: int, b1: int) -> list[tuple[int, int]]:
+    n, m = a1 - a0, b1 - b0
+    # A pair scores more than any number of tie-breaks, so the count of pairs comes first.
+    big = min(n, m) + 1
+    rows = [[0] * (m + 1) for _ in range(n + 1)]
+    for i in range(n - 1, -1, -1):
+        key, fine = xa[a0 + i], fa[a0 + i]
+        row, below = rows[i], rows[i + 1]
+        for j in range(m - 1, -1, -1):
+            best = below[j] if below[j] > row[j + 1] else row[j + 1]
+            if xb[b0 + j] == key:
+                score = below[j + 1] + big + (1 if fb[b0 + j] == fine else 0)
+                if score > best:
+                    best = score
+            row[j] = best
+    pairs: list[tuple[int, int]] = []
+    i = j = 0
+    while i < n and j < m:
+        if xb[b0 + j] == xa[a0 + i] and rows[i][j] == rows[i + 1][j + 1] + big + (
+                1 if fb[b0 + j] == fa[a0 + i] else 0):
+            pairs.append((a0 + i, b0 + j))
+            i += 1
+            j += 1
+        elif rows[i + 1][j] >= rows[i][j + 1]:
+            i += 1
+        else:
+            j += 1
+    return pairs
+
+
+def _merge(na: int, nb: int, pairs: Sequence[tuple[int, int]]) -> list[tuple[int | None, int | None]]:
+    """The union order of two sequences of lengths ``na`` and ``nb`` given their matched index
+    pairs: ``a``'s order, each unmatched ``b`` item right before the next matched one."""
+    partner = dict(pairs)
+    matched_b = set(partner.values())
+    out: list[tuple[int | None, int | None]] = []
+    j = 0
+    for i in range(na):
+        k = partner.get(i)
+        if k is not None:
+            while j < k:
+                if j not in matched_b:
+                    out.append((None, j))
+                j += 1
+            j = max(j, k + 1)
+        out.append((i, k))
+    out += [(None, k) for k in range(j, nb) if k not in matched_b]
+    return out
+
+
+# -- the comparison ------------------------------------------------------------------------------
+
+def diff(a: object, b: object) -> GraphDiff:
+    """Compare two traces, ``a`` ("before") and ``b`` ("after"): each a :class:`Graph`, its
+    document (dict or JSON text), or a ``vista_jupyter.VistaGraph``.
+
+    Module calls are matched by path (and by position among repeated calls of one path), the
+    ops within each matched pair of calls by an alignment of their order and kind that
+    tolerates inserted and removed ops; for every matched pair the fields that differ are
+    listed (class, op name, arguments, output shapes, dtypes and devices, parameters, FLOPs
+    and bytes). Source locations, ids and signatures are not compared, so a refactor that
+    keeps the graph gives ``diff(before, after).equal``.
+    """
+    return _Differ(_as_graph(a, "a"), _as_graph(b, "b")).run()
+
+
+def _coarse(node: Node) -> tuple[str, str]:
+    return (node.kind, node.name)
+
+
+def _fine(node: Node) -> tuple[object, ...]:
+    return tuple((t.shape, t.dtype) for t in node.outputs)
+
+
+def _edge_key(edge: Edge) -> str:
+    return f"{edge.source}:{edge.source_output}->{edge.target}:{edge.target_input}"
+
+
+def _sibling_keys(calls: Sequence[ModuleCall]) -> list[tuple[str, int]]:
+    seen: dict[str, int] = {}
+    keys = []
+    for call in calls:
+        k = seen.get(call.path, 0)
+        seen[call.path] = k + 1
+        keys.append((call.path, k))
+    return keys
+
+
+class _Differ:
+    def __init__(self, a: Graph, b: Graph) -> None:
+        self.a, self.b = a, b
+
+    def run(self) -> GraphDiff:
+        a, b = self.a, self.b
+        self._match_modules()
+        self._match_nodes()
+        self._union_nodes()
+        self._union_edges()
+        changes = self._changes()
+        union = Graph(
+            schema_version=SCHEMA_VERSION,
+            producer=b.producer,
+            modules=tuple(self._union_modules(changes)),
+            nodes=tuple(self.u_nodes),
+            edges=tuple(self.u_edges),
+            repeated_blocks=tuple(self._union_blocks()),
+            shared_tensors=tuple(self._union_shared()),
+            error=(dataclasses.replace(b.error, node=self.node_u_b[b.error.node])
+                   if b.error is not None and b.error.node is not None else b.error),
+        )
+        module_matches = tuple((x.id, y.id, uid) for uid, (x, y) in zip(self.u_mod_ids, self.mod_pairs)
+                               if x is not None and y is not None)
+        node_matches = tuple((a.nodes[i].id, b.nodes[j].id, self.node_u_a[a.nodes[i].id])
+                             for i, j in sorted(self.node_partner.items()))
+        return GraphDiff(a=a, b=b, union=union, changes=tuple(changes), module_matches=module_matches,
+                         node_matches=node_matches)
+
+    # -- module calls: top down, children by (path, position among that path's calls) ---------
+    def _match_modules(self) -> None:
+        kids_a = self.kids_a = _children(self.a)
+        kids_b = self.kids_b = _children(self.b)
+        pairs: list[tuple[ModuleCall | None, ModuleCall | None]] = []
+        parents: list[int | None] = []
+        stack: list[tuple[ModuleCall | None, ModuleCall | None, int | None]] = [(self.a.root, self.b.root, None)]
+        while stack:
+            x, y, parent = stack.pop()
+            index = len(pairs)
+            pairs.append((x, y))
+            parents.append(parent)
+            ca = kids_a.get(x.id, []) if x is not None else []
+            cb = kids_b.get(y.id, []) if y is not None else []
+            where = {k: j for j, k in enumerate(_sibling_keys(cb))}
+            matched = [(i, where[k]) for i, k in enumerate(_sibling_keys(ca)) if k in where]
+            merged = _merge(len(ca), len(cb), matched)
+            stack.extend((None if i is None else ca[i], None if j is None else cb[j], index)
+                         for i, j in reversed(merged))
+        self.mod_pairs = pairs
+        self.mod_parent = parents
+        self.u_mod_ids = [f"m{k}" for k in range(len(pairs))]
+        self.mod_u_a = {x.id: self.u_mod_ids[k] for k, (x, _) in enumerate(pairs) if x is not None}
+        self.mod_u_b = {y.id: self.u_mod_ids[k] for k, (_, y) in enumerate(pairs) if y is not None}
+
+    # -- nodes: aligned within each matched pair of calls --------------------------------------
+    def _match_nodes(self) -> None:
+        own_a = _own_nodes(self.a)
+        own_b = _own_nodes(self.b)
+        na, nb = self.a.nodes, self.b.nodes
+        partner: dict[int, int] = {}
+        for x, y in self.mod_pairs:
+            if x is None or y is None:
+                continue
+            la, lb = own_a.get(x.id, []), own_b.get(y.id, [])
+            if not la or not lb:
+                continue
+            pairs = _align([_coarse(na[i]) for i in la], [_fine(na[i]) for i in la],
+                           [_coarse(nb[j]) for j in lb], [_fine(nb[j]) for j in lb])
+            partner.update((la[i], lb[j]) for i, j in pairs)
+        self.node_partner = partner
+
+    def _union_nodes(self) -> None:
+        na, nb = self.a.nodes, self.b.nodes
+        order = _merge(len(na), len(nb), sorted(self.node_partner.items()))
+        self.node_pairs = [(None if i is None else na[i], None if j is None else nb[j]) for i, j in order]
+        ids = self.u_node_ids = [f"n{k}" for k in range(len(order))]
+        self.node_u_a = {x.id: ids[k] for k, (x, _) in enumerate(self.node_pairs) if x is not None}
+        self.node_u_b = {y.id: ids[k] for k, (_, y) in enumerate(self.node_pairs) if y is not None}
+        u_nodes = []
+        for uid, (x, y) in zip(ids, self.node_pairs):
+            if y is not None:
+                u_nodes.append(dataclasses.replace(y, id=uid, module=self.mod_u_b[y.module]))
+            else:
+                assert x is not None
+                u_nodes.append(dataclasses.replace(x, id=uid, module=self.mod_u_a[x.module]))
+        self.u_nodes = u_nodes
+        self.node_index = {uid: k for k, uid in enumerate(ids)}
+
+    def _union_edges(self) -> None:
+        found: dict[tuple[str, int, str, int], list[Edge | None]] = {}
+        for e in self.a.edges:
+            key = (self.node_u_a[e.source], e.source_output, self.node_u_a[e.target], e.target_input)
+            found.setdefault(key, [None, None])[0] = e
+        for e in self.b.edges:
+            key = (self.node_u_b[e.source], e.source_output, self.node_u_b[e.target], e.target_input)
+            found.setdefault(key, [None, None])[1] = e
+        self.edge_pairs = [(key, x, y) for key, (x, y) in found.items()]
+        u_edges = []
+        for (source, _out, target, _port), x, y in self.edge_pairs:
+            record = y if y is not None else x
+            assert record is not None
+            u_edges.append(dataclasses.replace(record, source=source, target=target))
+        self.u_edges = u_edges
+
+    # -- what differs, in graph order ------------------------------------------------------------
+    def _changes(self) -> list[Change]:
+        module_changes: dict[str, Change] = {}
+        for uid, (x, y) in zip(self.u_mod_ids, self.mod_pairs):
+            change = _pair_change("module", uid, x, y, _module_fields)
+            if change is not None:
+                module_changes[uid] = change
+        node_changes: dict[str, Change] = {}
+        for uid, (nx, ny) in zip(self.u_node_ids, self.node_pairs):
+            change = _pair_change("node", uid, nx, ny, _node_fields)
+            if change is not None:
+                node_changes[uid] = change
+        edges_into: dict[str, list[Change]] = {}
+        for (source, out, target, port), ex, ey in self.edge_pairs:
+            fields = _edge_fields(ex, ey) if ex is not None and ey is not None else ()
+            if ex is not None and ey is not None and not fields:
+                continue
+            status: Status = "changed" if ex is not None and ey is not None else "added" if ex is None else "removed"
+            edges_into.setdefault(target, []).append(Change(
+                "edge", f"{source}:{out}->{target}:{port}", None if ex is None else _edge_key(ex),
+                None if ey is None else _edge_key(ey), status, tuple(fields)))
+        parent_of = {uid: (None if p is None else self.u_mod_ids[p]) for uid, p in zip(self.u_mod_ids, self.mod_parent)}
+        ordered: list[Change] = []
+        entered: set[str] = set()
+        for node in self.u_nodes:
+            chain = []
+            module: str | None = node.module
+            while module is not None and module not in entered:
+                entered.add(module)
+                chain.append(module)
+                module = parent_of[module]
+            ordered += [module_changes[m] for m in reversed(chain) if m in module_changes]
+            if node.id in node_changes:
+                ordered.append(node_changes[node.id])
+            ordered += edges_into.get(node.id, ())
+        ordered += [c for uid, c in module_changes.items() if uid not in entered]
+        self.parent_of = parent_of
+        return ordered
+
+    # -- the union graph's records ---------------------------------------------------------------
+    def _union_modules(self, changes: Sequence[Change]) -> list[ModuleCall]:
+        node_module = {n.id: n.module for n in self.u_nodes}
+        dirty: set[str] = set()
+        changed_nodes: set[str] = set()
+        for change in changes:
+            if change.element == "module":
+                starts = [change.id]
+            elif change.element == "node":
+                starts = [node_module[change.id]]
+                changed_nodes.add(change.id)
+            else:
+                source, target = change.id.split("->")
+                starts = [node_module[source.split(":")[0]], node_module[target.split(":")[0]]]
+            for module in starts:
+                current: str | None = module
+                while current is not None and current not in dirty:
+                    dirty.add(current)
+                    current = self.parent_of[current]
+        self.dirty, self.changed_nodes = dirty, changed_nodes
+        out = []
+        for k, (uid, (x, y)) in enumerate(zip(self.u_mod_ids, self.mod_pairs)):
+            parent = self.mod_parent[k]
+            record = y if y is not None else x
+            assert record is not None
+            node_u = self.node_u_b if y is not None else self.node_u_a
+            signature = record.signature
+            if x is not None and y is not None and uid in dirty:
+                # Equal for two calls exactly when both sides' contents are alike, so the union's
+                # contents are too: a renderer may still reuse one layout for both.
+                signature = hashlib.blake2b(f"{x.signature}|{y.signature}".encode(), digest_size=8).hexdigest()
+            out.append(dataclasses.replace(
+                record, id=uid, parent=None if parent is None else self.u_mod_ids[parent], signature=signature,
+                inputs=tuple(dataclasses.replace(t, source=node_u[t.source]) for t in record.inputs),
+                outputs=tuple(dataclasses.replace(t, source=node_u[t.source]) for t in record.outputs)))
+        return out
+
+    def _union_blocks(self) -> list[RepeatedBlock]:
+        """The folds of the union: runs of a block's calls with no change inside them, and with
+        unchanged glue between them, found in b's blocks and then in a's."""
+        span: dict[str, tuple[int, int]] = {}
+        for k, node in enumerate(self.u_nodes):
+            lo, hi = span.get(node.module, (k, k))
+            span[node.module] = (min(lo, k), max(hi, k))
+        for uid in reversed(self.u_mod_ids):  # children come after their parent: fold upwards
+            parent = self.parent_of[uid]
+            if parent is not None and uid in span:
+                lo, hi = span[uid]
+                plo, phi = span.get(parent, (lo, hi))
+                span[parent] = (min(lo, plo), max(hi, phi))
+        signature = {m.id: m.signature for m in self.b.modules}
+        signature_a = {m.id: m.signature for m in self.a.modules}
+        out: list[RepeatedBlock] = []
+        taken: set[str] = set()
+        for graph, mod_u, node_u, sigs in ((self.b, self.mod_u_b, self.node_u_b, signature),
+                                           (self.a, self.mod_u_a, self.node_u_a, signature_a)):
+            for block in graph.repeated_blocks:
+                parent = mod_u[block.parent]
+                glue = sorted((node_u[g] for g in block.glue), key=self.node_index.__getitem__)
+                run: list[str] = []
+                for call in [*block.modules, None]:
+                    here = None if call is None else mod_u[call]
+                    if here is not None and here not in self.dirty and here not in taken and here in span:
+                        run.append(here)
+                        continue
+                    if len(run) >= 2:
+                        lo, hi = span[run[0]][0], span[run[-1]][1]
+                        inside = [g for g in glue if lo <= self.node_index[g] <= hi]
+                        if not any(g in self.changed_nodes for g in inside):
+                            out.append(RepeatedBlock(parent=parent, modules=tuple(run),
+                                                     signature=sigs[block.modules[0]], glue=tuple(inside)))
+                            taken.update(run)
+                    run = []
+        return out
+
+    def _union_shared(self) -> list[SharedTensor]:
+        merged: dict[str, tuple[SharedTensor, list[str]]] = {}
+        for graph, node_u in ((self.b, self.node_u_b), (self.a, self.node_u_a)):
+            for shared in graph.shared_tensors:
+                nodes = [node_u[n] for n in shared.nodes]
+                if shared.name in merged:
+                    merged[shared.name][1].extend(n for n in nodes if n not in merged[shared.name][1])
+                else:
+                    merged[shared.name] = (shared, nodes)
+        return [dataclasses.replace(shared, nodes=tuple(sorted(nodes, key=self.node_index.__getitem__)))
+                for shared, nodes in merged.values()]
+
+
+def _children(graph: Graph) -> dict[str, list[ModuleCall]]:
+    kids: dict[str, list[ModuleCall]] = {}
+    for call in graph.modules[1:]:
+        assert call.parent is not None
+        kids.setdefault(call.parent, []).append(call)
+    return kids
+
+
+def _own_nodes(graph: Graph) -> dict[str, list[int]]:
+    own: dict[str, list[int]] = {}
+    for k, node in enumerate(graph.nodes):
+        own.setdefault(node.module, []).append(k)
+    return own
+
+
+def _pair_change(element: Element, uid: str, x: Any, y: Any, fields: Any) -> Change | None:
+    if x is None:
+        return Change(element, uid, None, y.id, "added")
+    if y is None:
+        return Change(element, uid, x.id, None, "removed")
+    found = fields(x, y)
+    return Change(element, uid, x.id, y.id, "changed", tuple(found)) if found else None
+
+
+# -- the fields compared -------------------------------------------------------------------------
+
+def _tensor_data(t: TensorMeta) -> dict[str, Any]:
+    return {"shape": list(t.shape), "dtype": t.dtype, "device": t.device, "requires_grad": t.requires_grad}
+
+
+def _compare_tensor(prefix: str, x: TensorMeta, y: TensorMeta, out: list[FieldChange]) -> None:
+    if x == y:
+        return
+    if x.shape != y.shape:
+        out.append(FieldChange(f"{prefix}.shape", list(x.shape), list(y.shape)))
+    for name in ("dtype", "device", "requires_grad"):
+        if getattr(x, name) != getattr(y, name):
+            out.append(FieldChange(f"{prefix}.{name}", getattr(x, name), getattr(y, name)))
+
+
+def _compare_tensors(prefix: str, xs: Sequence[TensorMeta], ys: Sequence[TensorMeta], out: list[FieldChange]) -> None:
+    if xs == ys:
+        return
+    for k in range(max(len(xs), len(ys))):
+        if k >= len(xs):
+            out.append(FieldChange(f"{prefix}[{k}]", None, _tensor_data(ys[k])))
+        elif k >= len(ys):
+            out.append(FieldChange(f"{prefix}[{k}]", _tensor_data(xs[k]), None))
+        else:
+            _compare_tensor(f"{prefix}[{k}]", xs[k], ys[k], out)
+
+
+def _compare_plain(x: object, y: object, names: Sequence[str], out: list[FieldChange]) -> None:
+    for name in names:
+        vx, vy = getattr(x, name), getattr(y, name)
+        if vx != vy:
+            out.append(FieldChange(name, vx, vy))
+
+
+def _node_fields(x: Node, y: Node) -> list[FieldChange]:
+    out: list[FieldChange] = []
+    _compare_plain(x, y, ("kind", "name"), out)
+    _compare_tensors("outputs", x.outputs, y.outputs, out)
+    if x.arguments != y.arguments:
+        for k in range(max(len(x.arguments), len(y.arguments))):
+            ax = None if k >= len(x.arguments) else _argument_text(x.arguments[k])
+            ay = None if k >= len(y.arguments) else _argument_text(y.arguments[k])
+            if ax != ay:
+                out.append(FieldChange(f"arguments[{k}]", ax, ay))
+    _compare_plain(x, y, ("value",), out)
+    if x.error != y.error:
+        out.append(FieldChange("error", None if x.error is None else dataclasses.asdict(x.error),
+                               None if y.error is None else dataclasses.asdict(y.error)))
+    _compare_plain(x, y, ("bytes", "flops"), out)
+    return out
+
+
+def _argument_text(argument: Any) -> str:
+    return argument.value if argument.name is None else f"{argument.name}={argument.value}"
+
+
+def _module_fields(x: ModuleCall, y: ModuleCall) -> list[FieldChange]:
+    out: list[FieldChange] = []
+    _compare_plain(x, y, ("class_name", "extra_repr", "num_params", "num_params_own", "failed"), out)
+    if x.parameters != y.parameters:
+        px = {p.name: p for p in x.parameters}
+        py = {p.name: p for p in y.parameters}
+        for name in [*px, *(n for n in py if n not in px)]:
+            p, q = px.get(name), py.get(name)
+            if p is None or q is None:
+                out.append(FieldChange(f"parameters.{name}", None if p is None else _parameter_data(p),
+                                       None if q is None else _parameter_data(q)))
+                continue
+            if p.shape != q.shape:
+                out.append(FieldChange(f"parameters.{name}.shape", list(p.shape), list(q.shape)))
+            _compare_plain_prefixed(f"parameters.{name}", p, q, ("kind", "dtype", "numel", "requires_grad"), out)
+    for side in ("inputs", "outputs"):
+        xs, ys = getattr(x, side), getattr(y, side)
+        for k in range(max(len(xs), len(ys))):
+            if k >= len(xs) or k >= len(ys):
+                t = ys[k] if k >= len(xs) else xs[k]
+                data = {"name": t.name, **_tensor_data(t.tensor)}
+                out.append(FieldChange(f"{side}[{k}]", None if k >= len(xs) else data, None if k >= len(ys) else data))
+                continue
+            if xs[k].name != ys[k].name:
+                out.append(FieldChange(f"{side}[{k}].name", xs[k].name, ys[k].name))
+            _compare_tensor(f"{side}[{k}]", xs[k].tensor, ys[k].tensor, out)
+    _compare_plain(x, y, ("bytes", "param_bytes", "flops"), out)
+    return out
+
+
+def _compare_plain_prefixed(prefix: str, x: object, y: object, names: Sequence[str], out: list[FieldChange]) -> None:
+    for name in names:
+        vx, vy = getattr(x, name), getattr(y, name)
+        if vx != vy:
+            out.append(FieldChange(f"{prefix}.{name}", vx, vy))
+
+
+def _parameter_data(p: Any) -> dict[str, Any]:
+    return {"kind": p.kind, "shape": list(p.shape), "dtype": p.dtype, "numel": p.numel,
+            "requires_grad": p.requires_grad}
+
+
+def _edge_fields(x: Edge, y: Edge) -> list[FieldChange]:
+    out: list[FieldChange] = []
+    _compare_tensor("tensor", x.tensor, y.tensor, out)
+    return out
