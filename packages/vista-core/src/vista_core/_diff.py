@@ -319,6 +319,7 @@ class _Differ:
             shared_tensors=tuple(self._union_shared()),
             error=(dataclasses.replace(b.error, node=self.node_u_b[b.error.node])
                    if b.error is not None and b.error.node is not None else b.error),
+            first_nonfinite_id=None if b.first_nonfinite_id is None else self.node_u_b[b.first_nonfinite_id],
         )
         module_matches = tuple((x.id, y.id, uid) for uid, (x, y) in zip(self.u_mod_ids, self.mod_pairs)
                                if x is not None and y is not None)
