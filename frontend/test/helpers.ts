@@ -197,3 +197,43 @@ export function longChain(ops: number): GraphDocument {
     edges,
   };
 }
+
+/**
+ * A hand-made diff document (contract: diff.md) of `stackedBlocks(2)` (a) against
+ * `stackedBlocks(3)` (b): block 2 (m5, its Linear m6, nodes n7-n9 and their edges) added, the
+ * edge from block 1's add to the output removed, and block 0's linear (n2) changed in shape.
+ * The union is b's graph plus the removed edge.
+ */
+export function stackDiff(): Record<string, unknown> {
+  const a = stackedBlocks(2);
+  const b = stackedBlocks(3);
+  const union = stackedBlocks(3);
+  union.edges.push({ source: "n6", source_output: 0, target: "n10", target_input: 0, tensor: T([2, 4]) });
+  const same = (ids: string[]): [string, string, string][] => ids.map((id) => [id, id, id]);
+  const added = (element: string, id: string) => ({ element, id, a: null, b: id, status: "added" });
+  return {
+    diff_version: "1.0",
+    a,
+    b,
+    union,
+    equal: false,
+    changes: [
+      { element: "node", id: "n2", a: "n2", b: "n2", status: "changed", fields: [{ field: "outputs[0].shape", a: [2, 4], b: [2, 8] }] },
+      added("module", "m5"),
+      added("module", "m6"),
+      added("node", "n7"),
+      added("node", "n8"),
+      added("edge", "n6:0->n8:0"),
+      added("edge", "n7:0->n8:1"),
+      added("node", "n9"),
+      added("edge", "n8:0->n9:0"),
+      added("edge", "n6:0->n9:1"),
+      added("edge", "n9:0->n10:0"),
+      { element: "edge", id: "n6:0->n10:0", a: "n6:0->n7:0", b: null, status: "removed" },
+    ],
+    matches: {
+      modules: same(["m0", "m1", "m2", "m3", "m4"]),
+      nodes: [...same(["n0", "n1", "n2", "n3", "n4", "n5", "n6"]), ["n7", "n10", "n10"]],
+    },
+  };
+}

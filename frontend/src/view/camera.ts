@@ -27,6 +27,10 @@ export class Camera {
   private readonly behavior: ZoomBehavior<SVGSVGElement, unknown>;
   private size: { width: number; height: number } | null = null;
   private graph = { width: 1, height: 1 };
+  /** Called when the user (wheel, drag, the zoom buttons) moved the view; set by views that move viewers together. */
+  onUserMove: ((before: ZoomTransform, after: ZoomTransform) => void) | null = null;
+  private userZoom = false;
+  private before: ZoomTransform = zoomIdentity;
 
   constructor(
     private readonly svg: SVGSVGElement,
@@ -42,8 +46,14 @@ export class Camera {
           [width, height],
         ];
       })
-      .on("zoom", (event: { transform: ZoomTransform }) => {
+      .on("start", () => {
+        this.before = this.transform();
+      })
+      .on("zoom", (event: { transform: ZoomTransform; sourceEvent: unknown }) => {
         viewport.setAttribute("transform", event.transform.toString());
+        const user = event.sourceEvent !== null && event.sourceEvent !== undefined;
+        if ((user || this.userZoom) && this.onUserMove !== null) this.onUserMove(this.before, event.transform);
+        this.before = event.transform;
       });
     select(svg).call(this.behavior).on("dblclick.zoom", null);
     if (typeof ResizeObserver !== "undefined") {
@@ -69,7 +79,12 @@ export class Camera {
   }
 
   zoomBy(factor: number): void {
-    select(this.svg).call(this.behavior.scaleBy, factor);
+    this.userZoom = true;
+    try {
+      select(this.svg).call(this.behavior.scaleBy, factor);
+    } finally {
+      this.userZoom = false;
+    }
   }
 
   /** Where the top-left corner of `rect` (graph coordinates) is on screen, as an anchor for `id`. */
@@ -132,7 +147,7 @@ export class Camera {
     this.setTransform(zoomIdentity.translate(width / 2 - k * cx, height / 2 - k * cy).scale(k));
   }
 
-  private setTransform(t: ZoomTransform): void {
+  setTransform(t: ZoomTransform): void {
     select(this.svg).call(this.behavior.transform, t);
   }
 

@@ -4,6 +4,8 @@
  * the layout worker.
  */
 import { readDocument, type GraphIndex } from "../model/document";
+import { isDiffDocument } from "../model/diff";
+import { mountDiff } from "./diff";
 import { search } from "../model/search";
 import * as states from "../model/state";
 import { computeVisibleGraph, type VisibleGraph } from "../model/visible";
@@ -25,6 +27,7 @@ import { wireSearch } from "./search-results";
 import { mark } from "../perf";
 import css from "./styles.css";
 import type { ViewerOptions } from "../model/schema.generated";
+import type { ZoomTransform } from "d3-zoom";
 import { PALETTES, resolveTheme, watchHostTheme, type Palette, type ThemeName, type ThemeOption } from "./theme";
 
 /** The options of mount(): generated from vista-schema's viewer-options.schema.json, which Python checks too. */
@@ -42,6 +45,35 @@ export interface ViewerHandle {
   exportPDF(): Promise<Blob>;
   setTheme(theme: ThemeOption): void;
   destroy(): void;
+}
+
+/**
+ * What a view built on this viewer (the diff view, view/diff.ts) adds to it; a plain viewer has
+ * none. `read` replaces reading the document (an error it throws is shown like a bad document's).
+ */
+export interface ViewerHooks {
+  read?(): GraphIndex;
+  /** After every draw: the drawn graph, to decorate. */
+  drawn?(view: DrawnView): void;
+  /** After the details panel was filled for `id`. */
+  details?(panel: HTMLElement, id: string): void;
+  /** A click picked `id`. */
+  picked?(id: string): void;
+  /** After the legend was filled. */
+  legend?(legend: HTMLElement, palette: Palette): void;
+  /** The user panned or zoomed (the camera moved from `before` to `after`). */
+  moved?(before: ZoomTransform, after: ZoomTransform): void;
+  /** The theme changed (or was first resolved). */
+  themed?(theme: ThemeName): void;
+}
+
+/** What was drawn, as ViewerHooks.drawn gets it. */
+export interface DrawnView {
+  readonly viewport: SVGGElement;
+  readonly index: GraphIndex;
+  readonly visible: VisibleGraph;
+  readonly layout: LayoutResult;
+  readonly palette: Palette;
 }
 
 type ViewTarget = { kind: "fit" } | { kind: "overview" } | { kind: "focus"; id: string } | { kind: "center"; id: string } | { kind: "anchor"; anchor: Anchor } | { kind: "keep" };
@@ -78,6 +110,7 @@ export class Viewer {
     private readonly container: HTMLElement,
     document: unknown,
     private readonly options: ViewerOptions,
+    private readonly hooks: ViewerHooks = {},
   ) {
     this.ready = new Promise<void>((resolve, reject) => {
       this.resolveReady = resolve;
@@ -95,11 +128,12 @@ export class Viewer {
     this.watchTheme();
 
     this.camera = new Camera(this.chrome.svg, this.chrome.viewport, this.cleanups);
+    this.camera.onUserMove = (before, after) => this.hooks.moved?.(before, after);
     this.wireEvents();
     wireSearch(this.chrome, () => this.index, (id) => void this.select(id));
 
     try {
-      this.index = readDocument(document);
+      this.index = this.hooks.read?.() ?? readDocument(document);
     } catch (error) {
       this.fail(error);
       return;
@@ -200,7 +234,8 @@ export class Viewer {
     return { kind: "anchor", anchor: this.camera.anchorOf(box, rect) };
   }
 
-  private async select(id: string): Promise<void> {
+  /** Selects `id` (a node or module): opens what hides it, centres it and shows its details. */
+  async select(id: string): Promise<void> {
     if (this.index === null || this.state === null) return;
     if (!this.index.nodes.has(id) && !this.index.modules.has(id)) return;
     this.selected = id;
@@ -281,6 +316,12 @@ export class Viewer {
     });
     this.drawSelectionOutline();
     markSelectedEdge(this.chrome.svg, this.selectedEdge);
+    this.hooks.drawn?.({ viewport: this.chrome.viewport, index, visible: this.visible, layout: this.layout, palette: this.palette() });
+  }
+
+  /** The camera, for views that move several viewers together. */
+  cameraOf(): Camera {
+    return this.camera;
   }
 
   private drawSelectionOutline(): void {
@@ -361,6 +402,7 @@ export class Viewer {
       const members = item?.type === "box" ? item.members : [id];
       showModule(panel, index, module, members);
     }
+    this.hooks.details?.(panel, id);
     this.chrome.details.hidden = false;
   }
 
@@ -392,6 +434,7 @@ export class Viewer {
     this.selectEdge(null);
     this.drawSelectionOutline();
     this.showDetails(id);
+    this.hooks.picked?.(id);
   }
 
   /** Shows the tensors of the drawn edge `id` in the details panel and highlights it. */
@@ -467,6 +510,8 @@ export class Viewer {
     this.theme = resolveTheme(this.themeOption, this.container.ownerDocument);
     this.chrome.root.dataset["theme"] = this.theme;
     fillLegend(this.chrome.legend, this.palette());
+    this.hooks.legend?.(this.chrome.legend, this.palette());
+    this.hooks.themed?.(this.theme);
   }
 
   private watchTheme(): void {
@@ -494,5 +539,6 @@ export function mount(container: HTMLElement, document: unknown, options: Viewer
   if (!(container instanceof HTMLElement)) {
     throw new TypeError(`VistaViewer.mount: "container" must be an HTMLElement, got ${String(container)}.`);
   }
+  if (isDiffDocument(document)) return mountDiff(container, document, options ?? {});
   return new Viewer(container, document, options ?? {}).handle();
 }

@@ -1,0 +1,109 @@
+import { describe, expect, it } from "vitest";
+import { DocumentError } from "../src/model/document";
+import { changeTarget, edgeMark, formatValue, isDiffDocument, itemMark, readDiffDocument } from "../src/model/diff";
+import { stateAtDepth, toggle } from "../src/model/state";
+import { computeVisibleGraph } from "../src/model/visible";
+import { stackDiff, stackedBlocks } from "./helpers";
+
+const ALL = { showParameters: true, showConstants: true };
+
+describe("readDiffDocument", () => {
+  it("finds each element's change by id in the union, in a and in b", () => {
+    const d = readDiffDocument(stackDiff());
+    expect(d.changes).toHaveLength(12);
+    expect(d.union.byId.get("m5")?.status).toBe("added");
+    expect(d.union.byId.get("n2")?.status).toBe("changed");
+    expect(d.union.byId.has("n1")).toBe(false);
+    expect(d.a.byId.get("n2")?.status).toBe("changed");
+    expect(d.a.byId.has("m5")).toBe(false); // added: not in a
+    expect(d.b.byId.get("m5")?.status).toBe("added");
+    expect(d.union.byEdge.get("n6:0->n10:0")?.status).toBe("removed");
+    expect(d.a.byEdge.get("n6:0->n7:0")?.status).toBe("removed");
+    expect(d.b.byEdge.has("n6:0->n10:0")).toBe(false);
+  });
+
+  it("counts the changes inside each module call's subtree, not its own", () => {
+    const d = readDiffDocument(stackDiff());
+    // Block 0 holds the changed linear (in its Linear m2); the added block 2 holds m6, n7-n9 and 4 of the edges.
+    const inside = (id: string) => d.union.inside.get(id)?.size ?? 0;
+    expect(inside("m1")).toBe(1);
+    expect(inside("m2")).toBe(1);
+    expect(inside("m5")).toBe(1 + 3 + 5); // m6, n7-n9, the five edges to or from them
+    expect(inside("m3")).toBe(3); // block 1: its add feeds the two added edges and the removed one
+    expect(inside("m0")).toBe(12); // the root: every change
+    expect(inside("m6")).toBe(2 + 3); // n7, n8 and the three edges to or from n8
+
+  });
+
+  it("maps matched ids both ways and union ids to each side", () => {
+    const d = readDiffDocument(stackDiff());
+    expect(d.aToB.get("n7")).toBe("n10");
+    expect(d.bToA.get("n10")).toBe("n7");
+    expect(d.unionTo.a.get("n10")).toBe("n7");
+    expect(d.unionTo.b.get("m5")).toBe("m5");
+    expect(d.unionTo.a.has("m5")).toBe(false);
+    expect(d.toUnion.a.get("n7")).toBe("n10");
+  });
+
+  it("refuses another diff_version major, naming both, and a broken part naming it", () => {
+    expect(() => readDiffDocument({ ...stackDiff(), diff_version: "2.0" })).toThrow(DocumentError);
+    expect(() => readDiffDocument({ ...stackDiff(), diff_version: "2.0" })).toThrow(/"2\.0".*1\.x/);
+    expect(() => readDiffDocument({ ...stackDiff(), union: undefined })).toThrow(/"union" must be a graph document/);
+    expect(() => readDiffDocument({ ...stackDiff(), b: { ...stackedBlocks(2), schema_version: "9.0" } })).toThrow(/its "b" graph: Unsupported schema_version "9\.0"/);
+    const bad = stackDiff();
+    (bad["changes"] as Record<string, unknown>[])[3]!["status"] = "moved";
+    expect(() => readDiffDocument(bad)).toThrow(/changes\[3\]\.status must be "added", "removed" or "changed", got "moved"/);
+  });
+
+  it("tells diff documents from graph documents", () => {
+    expect(isDiffDocument(stackDiff())).toBe(true);
+    expect(isDiffDocument(stackedBlocks(2))).toBe(false);
+    expect(isDiffDocument(null)).toBe(false);
+  });
+});
+
+describe("marks of drawn items", () => {
+  it("a folded run holding an added call shows the changes inside, not a status of its own", () => {
+    const d = readDiffDocument(stackDiff());
+    const index = d.union.index;
+    const v = computeVisibleGraph(index, stateAtDepth(index, 1, ALL));
+    const run = v.items.get("m1");
+    expect(run?.type === "box" && run.members).toEqual(["m1", "m3", "m5"]);
+    const mark = itemMark(d.union, run?.type === "box" ? run.members : []);
+    expect(mark.status).toBeNull();
+    // m1's one, m3's three, m5 itself and its nine, the edges n6 -> n8, n6 -> n9 counted once.
+    expect(mark.inside).toBe(1 + 3 + 1 + 9 - 2);
+    // Unfolded, each call is a box of its own: the added one says so.
+    const open = computeVisibleGraph(index, toggle(index, stateAtDepth(index, 1, ALL), "m1"));
+    expect(open.items.has("m5")).toBe(true);
+    expect(itemMark(d.union, ["m5"])).toEqual({ status: "added", inside: 9 });
+    expect(itemMark(d.union, ["n1"])).toEqual({ status: null, inside: 0 });
+  });
+
+  it("a drawn edge merging plain and added edges reads as changed", () => {
+    const d = readDiffDocument(stackDiff());
+    expect(edgeMark(d.union, ["n7:0->n8:1"])).toBe("added");
+    expect(edgeMark(d.union, ["n7:0->n8:1", "n6:0->n8:0"])).toBe("added");
+    expect(edgeMark(d.union, ["n7:0->n8:1", "n0:0->n2:0"])).toBe("changed");
+    expect(edgeMark(d.union, ["n7:0->n8:1", "n6:0->n10:0"])).toBe("changed");
+    expect(edgeMark(d.union, ["n0:0->n2:0"])).toBeNull();
+  });
+
+  it("a change is shown at its element, an edge's at its target node, in each graph", () => {
+    const d = readDiffDocument(stackDiff());
+    const removed = d.changes[11]!;
+    expect(changeTarget(d, removed, null)).toBe("n10");
+    expect(changeTarget(d, removed, "a")).toBe("n7");
+    expect(changeTarget(d, removed, "b")).toBeNull();
+    expect(changeTarget(d, d.changes[1]!, "a")).toBeNull();
+    expect(changeTarget(d, d.changes[1]!, "b")).toBe("m5");
+  });
+
+  it("formats changed values as the details panel shows them", () => {
+    expect(`${formatValue([1, 12, 768])} → ${formatValue([1, 12, 1024])}`).toBe("1×12×768 → 1×12×1024");
+    expect(formatValue("GELU")).toBe("GELU");
+    expect(formatValue(1234567)).toBe("1,234,567");
+    expect(formatValue(null)).toBe("none");
+    expect(formatValue({ p: 0.1 })).toBe('{"p":0.1}');
+  });
+});
