@@ -94,7 +94,7 @@ def test_an_added_layer_is_one_added_call_with_its_nodes_and_the_rest_matched() 
                            "torch.Tensor.add"}
     assert len(result.node_matches) == len(a.nodes)
     summary = result.summary()
-    assert "1 module call added under the model: Linear (blocks.2)" in summary
+    assert "1 module call added under blocks: Linear (blocks.2)" in summary
 
 
 def test_an_op_inserted_mid_model_is_added_and_every_other_op_still_matches() -> None:

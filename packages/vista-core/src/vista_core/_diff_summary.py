@@ -29,6 +29,10 @@ def _where(path: str) -> str:
 def _value(value: Any) -> str:
     if isinstance(value, list) and all(isinstance(v, int) for v in value):
         return "×".join(map(str, value)) if value else "scalar"
+    if value is None:
+        return "none"
+    if isinstance(value, dict) and "type" in value and "message" in value:
+        value = f"{value['type']}: {value['message']}"
     if isinstance(value, dict) and "shape" in value:
         return f"{_value(value['shape'])} {value.get('dtype', '')}".strip()
     text = repr(value) if not isinstance(value, str) else value
@@ -37,6 +41,17 @@ def _value(value: Any) -> str:
 
 def _plural(count: int, word: str) -> str:
     return f"{count} {word}" if count == 1 else f"{count} {word}s"
+
+
+#: Module fields that are totals over the call's subtree: a change inside shows in them too.
+_TOTALS = {"num_params": "parameters", "flops": "FLOPs", "bytes": "activation bytes",
+           "param_bytes": "parameter bytes"}
+#: Node fields that follow from the output shapes and dtypes.
+_FROM_SHAPES = ("bytes", "flops")
+
+
+def _number(value: Any) -> str:
+    return f"{value:,}" if isinstance(value, int) and not isinstance(value, bool) else _value(value)
 
 
 def summary(result: GraphDiff) -> str:
@@ -54,60 +69,77 @@ def summary(result: GraphDiff) -> str:
                                  if counts[(element, s)])
         for element, label in (("module", "module calls"), ("node", "nodes"), ("edge", "edges"))
         if any(counts[(element, s)] for s in ("added", "removed", "changed")))
-    groups: Counter[tuple[str, ...]] = Counter()
-    examples: dict[tuple[str, ...], list[str]] = {}
+    lines = [f"{_plural(len(result.changes), 'change')} ({header})."]
 
-    def whole(module_id: str, which: str) -> bool:
-        """True when the module call is inside a call that is itself added (removed)."""
-        parent = modules[module_id].parent
-        while parent is not None:
-            if status.get(("module", parent)) == which:
+    def inside(module_id: str | None, which: str) -> bool:
+        """True when the module call or one around it is itself added (removed)."""
+        while module_id is not None:
+            if status.get(("module", module_id)) == which:
                 return True
-            parent = modules[parent].parent
+            module_id = modules[module_id].parent
         return False
 
+    structure: Counter[tuple[str, ...]] = Counter()
+    examples: dict[tuple[str, ...], list[str]] = {}
+    fields: Counter[tuple[str, str, str]] = Counter()
+    whats: dict[tuple[str, str, str], list[str]] = {}
+    totals: list[str] = []
     for change in result.changes:
         if change.element == "edge":
             continue
-        if change.status in ("added", "removed"):
+        if change.status != "changed":
             if change.element == "module":
                 call = modules[change.id]
-                if whole(call.id, change.status):
+                if inside(call.parent, change.status):
                     continue
-                parent = modules[call.parent].path if call.parent is not None else ""
-                key: tuple[str, ...] = ("module", change.status, _where(parent), call.class_name)
+                key: tuple[str, ...] = ("module", change.status, call.path.rpartition(".")[0] or "the model",
+                                        call.class_name)
                 examples.setdefault(key, []).append(call.path or call.class_name)
             else:
                 node = nodes[change.id]
-                if status.get(("module", node.module)) == change.status or whole(node.module, change.status):
+                if inside(node.module, change.status):
                     continue
                 key = ("node", change.status, _where(modules[node.module].path), node.label)
-            groups[key] += 1
+            structure[key] += 1
             continue
-        if change.element == "module":
-            call = modules[change.id]
-            what, where = call.class_name, _where(call.path)
-        else:
-            node = nodes[change.id]
-            what, where = node.label, _where(modules[node.module].path)
+        shaped = any(f.field.startswith("outputs") for f in change.fields)
         for item in change.fields:
-            key = ("field", what, item.field, _value(item.a), _value(item.b), where)
-            groups[key] += 1
-    lines = [f"{_plural(len(result.changes), 'change')} ({header})."]
-    for key, count in groups.most_common(_MAX_LINES):
+            if change.element == "module" and item.field in _TOTALS:
+                if modules[change.id].parent is None:
+                    totals.append(f"{_TOTALS[item.field]} {_number(item.a)} → {_number(item.b)}")
+                continue
+            if change.element == "node" and item.field in _FROM_SHAPES and shaped:
+                continue
+            group = (item.field, _value(item.a), _value(item.b))
+            fields[group] += 1
+            what = modules[change.id].class_name if change.element == "module" else nodes[change.id].label
+            named = whats.setdefault(group, [])
+            if what not in named:
+                named.append(what)
+    if totals:
+        lines.append("Model totals: " + ", ".join(totals) + ".")
+    shown = 0
+    # Whole calls first, then single nodes; each by how often it happens.
+    for key, count in sorted(structure.items(), key=lambda item: (item[0][0] != "module", -item[1])):
+        if shown == _MAX_LINES:
+            break
+        shown += 1
         if key[0] == "module":
             _, state, where, class_name = key
-            shown = examples[key]
-            names = ", ".join(shown[:3]) + (", …" if len(shown) > 3 else "")
+            paths = examples[key]
+            names = ", ".join(paths[:3]) + (", …" if len(paths) > 3 else "")
             lines.append(f"{_plural(count, 'module call')} {state} under {where}: {class_name} ({names})")
-        elif key[0] == "node":
+        else:
             _, state, where, label = key
             lines.append(f"{label} {state} in {where}" + (f" ({count} places)" if count > 1 else ""))
-        else:
-            _, what, name, before, after, where = key
-            lines.append(f"{what} {name} {before} → {after} in {where}"
-                         + (f" ({count} places)" if count > 1 else ""))
-    rest = len(groups) - _MAX_LINES
+    for (name, before, after), count in fields.most_common():
+        if shown == _MAX_LINES:
+            break
+        shown += 1
+        named = whats[(name, before, after)]
+        who = ", ".join(named[:3]) + (", …" if len(named) > 3 else "")
+        lines.append(f"{name} {before} → {after} ({who})" + (f" in {count} places" if count > 1 else ""))
+    rest = len(structure) + len(fields) - shown
     if rest > 0:
         lines.append(f"… and {rest} more kinds of change (see GraphDiff.changes).")
     return "\n".join(lines)
