@@ -102,6 +102,15 @@ def test_output_is_kept(tiny: TinyNet) -> None:
     assert repr(view) == "VistaGraph(TinyNet: 3 module calls, 3 ops, " + f"{len(view.graph.edges)} edges)"
 
 
+def test_stats_are_recorded_and_the_first_nonfinite_op_named() -> None:
+    view = trace_model(lambda x: torch.log(x) * 2.0, torch.tensor([1.0, -1.0]), stats=True, display=False)
+    first = view.graph.first_nonfinite
+    assert first is not None and first.label == "log"
+    assert view.graph.to_dict()["first_nonfinite"] == first.id
+    plain = trace_model(lambda x: torch.log(x) * 2.0, torch.tensor([1.0, -1.0]), display=False)
+    assert plain.graph.first_nonfinite is None
+
+
 def test_keyword_inputs() -> None:
     class Keyed(torch.nn.Module):
         def forward(self, input_ids: torch.Tensor, attention_mask: torch.Tensor | None = None) -> torch.Tensor:

@@ -25,6 +25,7 @@ from torch.overrides import TorchFunctionMode, resolve_name
 from ._cost import Replay, replay_spec
 from ._fastpath import LineLender, check_lines, forward_code
 from ._source import SourceFinder
+from ._stats import StatsRecorder
 from ._values import describe, iter_tensors, named_leaves
 
 __all__ = ["CallRec", "Known", "Meta", "NodeRec", "Recorder", "meta_text", "tensor_meta"]
@@ -240,6 +241,8 @@ class Recorder(TorchFunctionMode):
         # Forwards that ask has_torch_function() get the answer of a run without Vista.
         self.lender = LineLender(self)
         self._checks_of: dict[type, tuple[Any, frozenset[int], tuple[str, ...]]] = {}
+        # Tensor statistics of op outputs, when traced with stats=True.
+        self.stats: StatsRecorder | None = None
         self.root = CallRec(0, root, None, "", 0, self.finder.here())
         self.calls.append(self.root)
         self.stack.append(self.root)
@@ -396,6 +399,8 @@ class Recorder(TorchFunctionMode):
             versions = [t._version for t in ins]
         except Exception:  # inference tensors have no version counter  # noqa: BLE001
             versions = [_version(t) for t in ins]
+        stats = self.stats
+        finite_inputs = None if stats is None else stats.inputs(ins)
         try:
             out = func(*args, **kwargs)
         except BaseException as exc:
@@ -418,7 +423,10 @@ class Recorder(TorchFunctionMode):
                 if -1 in versions:
                     mutated.extend(_written_without_versions(func, args, kwargs, mutated))
         if outs or mutated:
-            self._record_op(func, args, kwargs, ins, versions, outs, mutated)
+            node = self._record_op(func, args, kwargs, ins, versions, outs, mutated)
+            if stats is not None:  # the node's outputs: what it returned, then what it wrote
+                stats.outputs(node.index, outs + [t for t in mutated if not any(t is o for o in outs)],
+                              finite_inputs)
         return out
 
     def _record_op(self, func: Any, args: tuple[Any, ...], kwargs: dict[str, Any], ins: list[torch.Tensor],

@@ -37,6 +37,7 @@ from ._graph import (
 from ._lifecycle import Session, interrupts_wait_in
 from ._recorder import _CALL_IMPL_CODE, CallRec, Known, Meta, Recorder, meta_text
 from ._source import format_traceback, location
+from ._stats import StatsRecorder, add_stats
 from ._values import named_leaves, safe_repr, short_text
 from ._version import SCHEMA_VERSION, __version__
 
@@ -61,7 +62,8 @@ class Capture:
             raise self.exception
 
 
-def trace(model: Any, inputs: Any = (), *, kwargs: Mapping[str, Any] | None = None) -> Graph:
+def trace(model: Any, inputs: Any = (), *, kwargs: Mapping[str, Any] | None = None,
+          stats: bool = False) -> Graph:
     """Run ``model`` on ``inputs`` and return the graph of its forward pass.
 
     ``inputs`` is a tensor (one positional argument), a tuple or list of positional
@@ -71,16 +73,22 @@ def trace(model: Any, inputs: Any = (), *, kwargs: Mapping[str, Any] | None = No
     ``torch.tensor([...])``); pass numbers as positional arguments in a tuple. The model runs
     once, in the caller's grad mode, and its result is unchanged.
 
+    With ``stats=True``, each floating tensor an op produces gets its statistics
+    (``TensorMeta.stats``: min, max, mean, std and the counts of NaN, +Inf, -Inf and zeros;
+    none on the meta device), and ``Graph.first_nonfinite`` names the first op that produced a
+    NaN or infinite value from finite inputs. They cost a few passes over every output.
+
     If the forward pass raises, the original exception propagates unchanged. To get the
     partial graph as well, use :func:`capture`.
     """
-    result = capture(model, inputs, kwargs=kwargs)
+    result = capture(model, inputs, kwargs=kwargs, stats=stats)
     result.reraise()
     return result.graph
 
 
 @interrupts_wait_in
-def capture(model: Any, inputs: Any = (), *, kwargs: Mapping[str, Any] | None = None) -> Capture:
+def capture(model: Any, inputs: Any = (), *, kwargs: Mapping[str, Any] | None = None,
+            stats: bool = False) -> Capture:
     """Like :func:`trace`, but never raises the model's exception: it is returned in the
     :class:`Capture` next to the graph of everything up to the failure, with the failing call
     marked. This includes ``KeyboardInterrupt`` raised inside the forward pass, so a caller
@@ -89,10 +97,13 @@ def capture(model: Any, inputs: Any = (), *, kwargs: Mapping[str, Any] | None = 
     Errors of Vista's own (a bad ``model`` or ``inputs``) raise :class:`TraceInputError`.
     """
     _check_model(model)
+    _check_flag("stats", stats)
     model = uncompiled(model)
     args, kw = _split_inputs(inputs, kwargs)
     paths, tensors, wrappers = _model_index(model)
     recorder = Recorder(model, paths, tensors, wrappers)
+    if stats:
+        recorder.stats = StatsRecorder()
     output: Any = None
     error: BaseException | None = None
     recorder.finder.boundary = sys._getframe()  # source lines are searched below this frame only
@@ -146,6 +157,12 @@ def _check_model(model: Any) -> None:
             f"{type(model).__name__}). Pass a torch.nn.Module, or a function that takes the "
             "inputs and returns tensors."
         )
+
+
+def _check_flag(name: str, value: object) -> None:
+    if not isinstance(value, bool):
+        raise TraceInputError(f"Invalid {name!r} argument: {safe_repr(value)} (type {type(value).__name__}); "
+                              f"pass {name}=True or {name}=False.")
 
 
 def _split_inputs(inputs: Any, kwargs: Mapping[str, Any] | None) -> tuple[tuple[Any, ...], dict[str, Any]]:
@@ -513,6 +530,7 @@ def _build(rec: Recorder, output: Any, error: BaseException | None) -> Graph:
         for n in rec.nodes
     )
     add_costs(nodes, modules, [c.module for c in rec.calls], parents, [n.replay for n in rec.nodes])
+    first_nonfinite = None if rec.stats is None else add_stats(nodes, rec.stats)
     # Most edges carry their producer's meta object, which the nodes above have turned into a
     # record already: tensors.one()'s first lookup, inlined (this runs for every edge).
     one, meta_by_id = tensors.one, tensors.by_id
@@ -543,6 +561,7 @@ def _build(rec: Recorder, output: Any, error: BaseException | None) -> Graph:
         ),
         shared_tensors=_shared_tensors(rec, node_ids),
         error=trace_error,
+        first_nonfinite_id=first_nonfinite,
     )
 
 
