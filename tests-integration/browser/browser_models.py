@@ -143,6 +143,32 @@ def t5() -> dict[str, Any]:
                                                "decoder_input_ids": torch.randint(0, 100, (1, 4))}).to_dict()
 
 
+def whisper() -> dict[str, Any]:
+    """A tiny Whisper: a convolutional audio encoder and a text decoder, side by side when open."""
+    from transformers import WhisperConfig, WhisperModel
+
+    torch.manual_seed(0)
+    config = WhisperConfig(vocab_size=100, num_mel_bins=8, d_model=32, encoder_layers=2, decoder_layers=2,
+                           encoder_attention_heads=2, decoder_attention_heads=2, encoder_ffn_dim=64,
+                           decoder_ffn_dim=64, max_source_positions=16, max_target_positions=32,
+                           pad_token_id=0, bos_token_id=1, eos_token_id=2, decoder_start_token_id=1)
+    model = WhisperModel(config).eval()
+    return vista_core.trace(model, (), kwargs={"input_features": torch.randn(1, 8, 32),
+                                               "decoder_input_ids": torch.randint(0, 100, (1, 4))}).to_dict()
+
+
+def t5_deep() -> dict[str, Any]:
+    """A T5 with three encoder and three decoder blocks: wide and tall when fully open."""
+    from transformers import T5Config, T5ForConditionalGeneration
+
+    torch.manual_seed(0)
+    config = T5Config(vocab_size=100, d_model=32, d_kv=8, d_ff=64, num_layers=3, num_heads=4,
+                      decoder_start_token_id=0)
+    model = T5ForConditionalGeneration(config).eval()
+    return vista_core.trace(model, (), kwargs={"input_ids": torch.randint(0, 100, (1, 8)),
+                                               "decoder_input_ids": torch.randint(0, 100, (1, 4))}).to_dict()
+
+
 def llama(layers: int = 32) -> dict[str, Any]:
     """A tiny Llama with many layers: every layer reads the rotary embedding and hands a cache
     tensor out of the model, the long edges the layout draws beside the layers."""
@@ -176,6 +202,8 @@ BUILDERS: dict[str, Callable[[], dict[str, Any]]] = {
     "gpt2_24": lambda: gpt2(24),
     "llama_32": llama,
     "t5": t5,
+    "t5_deep": t5_deep,
+    "whisper": whisper,
     "steps": steps,
     "failing": failing,
     "hostile": hostile,

@@ -6,6 +6,7 @@
 import { select } from "d3-selection";
 import { zoom, zoomIdentity, type ZoomBehavior, type ZoomTransform } from "d3-zoom";
 import type { Rect } from "../layout/types";
+import { focusFrame, topFrame, type Frame, type Size } from "./frame";
 
 /** Height kept free under a fitted graph for the legend (bottom-left, over the canvas). */
 const LEGEND_SPACE = 30;
@@ -113,38 +114,45 @@ export class Camera {
   }
 
   /**
-   * The whole graph when it fits at a readable scale; otherwise its top (where the inputs
-   * are) at a readable scale, centred on the inputs (`inputs`, their horizontal extent) when
-   * the graph is also too wide. Fit shows all of it.
+   * The whole graph when it fits at a readable scale; otherwise its top at a readable scale,
+   * around `anchor` (where the graph starts) and the drawn items `leaves` near it (see
+   * topFrame). Fit shows all of it.
    */
-  overview(inputs: { left: number; right: number } | null): void {
+  overview(leaves: readonly Rect[], anchor: Rect | null): void {
     if (this.fitScale() >= READABLE_SCALE) {
       this.fit();
       return;
     }
-    const { width, height } = this.viewSize();
-    const w = this.graph.width;
-    const k = Math.max(READABLE_SCALE, Math.min(1, (0.94 * width) / w));
-    let x: number;
-    if (k * w <= width) x = (width - k * w) / 2;
-    else {
-      // Centre the inputs, without leaving empty space beside the graph.
-      const cx = inputs === null ? w / 2 : (inputs.left + inputs.right) / 2;
-      const margin = 0.03 * width;
-      x = Math.min(margin, Math.max(width - margin - k * w, width / 2 - k * cx));
-    }
-    this.setTransform(zoomIdentity.translate(x, 0.03 * height).scale(k));
+    const { width } = this.viewSize();
+    const k = Math.max(READABLE_SCALE, Math.min(1, (0.94 * width) / this.graph.width));
+    this.apply(topFrame(leaves, anchor, this.graph, this.viewSize(), k));
   }
 
-  /** `rect` in the middle, as close as the whole graph allows, but never unreadably far or closer than 1:1. */
-  centerOn(rect: Rect): void {
+  /**
+   * `rect` in view, as close as the whole graph allows, but never unreadably far or closer
+   * than 1:1: centred when it fits, else its header and top (see focusFrame).
+   */
+  centerOn(rect: Rect, leaves: readonly Rect[] = []): void {
     const { width, height } = this.viewSize();
     const { width: w, height: h } = this.graph;
     const fitK = Math.min((0.94 * width) / w, (0.94 * height) / h);
     const k = Math.min(1, Math.max(READABLE_SCALE, fitK, this.transform().k));
-    const cx = rect.x + rect.width / 2;
-    const cy = rect.y + rect.height / 2;
-    this.setTransform(zoomIdentity.translate(width / 2 - k * cx, height / 2 - k * cy).scale(k));
+    this.apply(focusFrame(rect, this.viewSize(), k, leaves));
+  }
+
+  /** The current transform as a Frame. */
+  frame(): Frame {
+    const t = this.transform();
+    return { x: t.x, y: t.y, k: t.k };
+  }
+
+  apply(frame: Frame): void {
+    this.setTransform(zoomIdentity.translate(frame.x, frame.y).scale(frame.k));
+  }
+
+  /** The graph area's size on screen. */
+  view(): Size {
+    return this.viewSize();
   }
 
   setTransform(t: ZoomTransform): void {

@@ -19,6 +19,7 @@ import { showEdge } from "./edge-details";
 import { markSelectedEdge, wireEdges } from "./edges";
 import { download, exportPdf, exportPng, exportSvgString, type ExportSource } from "./export";
 import type { Look, TextLine } from "./looks";
+import { clampFrame, countInView, lookingAt } from "./frame";
 import { createMeasure, type Measure } from "./measure";
 import { GraphRenderer } from "./render";
 import { sizeVisibleGraph } from "./sizing";
@@ -76,7 +77,7 @@ export interface DrawnView {
   readonly palette: Palette;
 }
 
-type ViewTarget = { kind: "fit" } | { kind: "overview" } | { kind: "focus"; id: string } | { kind: "center"; id: string } | { kind: "anchor"; anchor: Anchor } | { kind: "keep" };
+type ViewTarget = { kind: "fit" } | { kind: "overview" } | { kind: "focus"; id: string } | { kind: "center"; id: string } | { kind: "anchor"; anchor: Anchor } | { kind: "context"; anchor: Anchor | null } | { kind: "keep" };
 
 const PROGRESS_DELAY_MS = 150;
 let instances = 0;
@@ -186,12 +187,12 @@ export class Viewer {
         this.change((i, s) => {
           this.chrome.depth.value = String(states.maxDepth(i));
           return states.expandAll(i, s);
-        }, { kind: "overview" }),
+        }, this.context()),
       collapseAll: () =>
         this.change((i, s) => {
           this.chrome.depth.value = "1";
           return states.collapseAll(i, s);
-        }, { kind: "overview" }),
+        }, this.context()),
       setDepth: (d: number) => this.setDepth(d),
       search: (q: string) => (this.index === null ? [] : search(this.index, q).map((h) => h.id)),
       select: (id: string) => this.select(id),
@@ -214,7 +215,19 @@ export class Viewer {
   private async setDepth(depth: number): Promise<void> {
     const d = Math.max(0, Math.floor(Number.isFinite(depth) ? depth : 1));
     this.chrome.depth.value = String(d);
-    await this.change((i, s) => states.stateAtDepth(i, d, s), { kind: "overview" });
+    await this.change((i, s) => states.stateAtDepth(i, d, s), this.context());
+  }
+
+  /** After a change of the whole graph: keep the item the user is looking at, else show the top. */
+  private context(): ViewTarget {
+    if (this.visible === null || this.layout === null) return { kind: "overview" };
+    const rects = this.layout.rects;
+    const items: { id: string; rect: Rect }[] = [];
+    for (const id of this.visible.items.keys()) {
+      const rect = rects[id];
+      if (rect !== undefined) items.push({ id, rect });
+    }
+    return { kind: "context", anchor: lookingAt(items, this.camera.frame(), this.camera.view()) };
   }
 
   private async toggle(id: string): Promise<void> {
@@ -341,8 +354,21 @@ export class Viewer {
         this.camera.fit();
         break;
       case "overview":
-        this.camera.overview(this.inputsSpan());
+        this.camera.overview(this.leafRects(), this.startRect());
         break;
+      case "context": {
+        const a = target.anchor;
+        const owner = a === null || this.visible === null ? undefined : (this.visible.nodeOwner.get(a.id) ?? this.visible.moduleOwner.get(a.id));
+        const rect = owner === undefined || owner === null ? undefined : this.layout.rects[owner];
+        // A graph that now fits at a readable zoom is shown whole, as at first.
+        if (a !== null && rect !== undefined && this.camera.fitScale() < READABLE_SCALE) {
+          this.camera.keepAt({ ...a, id: owner as string }, rect);
+          this.camera.apply(clampFrame(this.camera.frame(), this.layout, this.camera.view()));
+          // A box that opened wide may hold nothing where its corner was: show its header and top.
+          if (countInView(this.leafRects(), this.camera.frame(), this.camera.view()) === 0) this.camera.centerOn(rect, this.leafRects());
+        } else this.camera.overview(this.leafRects(), this.startRect());
+        break;
+      }
       case "focus":
         // A small graph is shown whole (the failed node stands out); a large one centred on it.
         if (this.camera.fitScale() >= READABLE_SCALE) this.camera.fit();
@@ -361,22 +387,33 @@ export class Viewer {
       default:
         unhandled(target);
     }
+    // Whatever was asked, a view the viewer chose never shows only empty canvas.
+    if (target.kind !== "keep" && countInView(this.leafRects(), this.camera.frame(), this.camera.view()) === 0) {
+      this.camera.overview(this.leafRects(), this.startRect());
+    }
   }
 
-  /** The horizontal extent (graph coordinates) of the drawn boxes holding the graph's inputs. */
-  private inputsSpan(): { left: number; right: number } | null {
+  /** The rectangles of the drawn nodes and closed boxes. */
+  private leafRects(): Rect[] {
+    const out: Rect[] = [];
+    if (this.visible === null || this.layout === null) return out;
+    for (const id of this.visible.items.keys()) {
+      const rect = this.layout.rects[id];
+      if (rect !== undefined) out.push(rect);
+    }
+    return out;
+  }
+
+  /** Where the graph starts: the drawn box of its first input, if any. */
+  private startRect(): Rect | null {
     if (this.index === null || this.visible === null || this.layout === null) return null;
-    let left = Infinity;
-    let right = -Infinity;
     for (const node of this.index.doc.nodes) {
       if (node.kind !== "input") continue;
       const owner = this.visible.nodeOwner.get(node.id);
       const rect = owner === null || owner === undefined ? undefined : this.layout.rects[owner];
-      if (rect === undefined) continue;
-      left = Math.min(left, rect.x);
-      right = Math.max(right, rect.x + rect.width);
+      if (rect !== undefined) return rect;
     }
-    return left <= right ? { left, right } : null;
+    return null;
   }
 
   /** Centres the drawn box that shows `id` (itself, or the closed box hiding it). */
@@ -384,7 +421,7 @@ export class Viewer {
     if (this.visible === null || this.layout === null) return;
     const owner = this.visible.nodeOwner.get(id) ?? this.visible.moduleOwner.get(id) ?? null;
     const rect = owner === null ? undefined : this.layout.rects[owner];
-    if (rect !== undefined) this.camera.centerOn(rect);
+    if (rect !== undefined) this.camera.centerOn(rect, this.leafRects());
   }
 
   // ---- panels, events, theme -----------------------------------------------------------
