@@ -48,7 +48,9 @@ def render_html(
     """One self-contained HTML page (UTF-8, no network) showing ``document`` in the viewer.
 
     ``document`` is a ``vista_core.Graph`` (or any object with ``to_dict()``), its dict, or
-    its JSON text; never a model (trace it first with ``vista_core.trace``). ``depth`` is the
+    its JSON text; never a model (trace it first with ``vista_core.trace``). A diff document
+    (``vista_core.diff(a, b)``, a ``GraphDiff``, or its dict or text) is embedded the same way
+    and the page shows the comparison. ``depth`` is the
     number of module levels open at first (None: the viewer's default); ``theme`` is
     ``"auto"`` (follow the system), ``"light"`` or ``"dark"``; ``height`` is the CSS height of
     the viewer (or pixels as an int); ``title`` defaults to one made from the model's class.
@@ -129,6 +131,9 @@ _HOST_THEME = host_theme_schema()
 
 
 def _default_title(data: dict[str, Any]) -> str:
+    if "diff_version" in data:
+        before, after = (str(data[k]["modules"][0].get("class_name") or "model") for k in ("a", "b"))
+        return f"{before} (diff) · Vista" if before == after else f"{before} → {after} (diff) · Vista"
     root = data["modules"][0]
     name = str(root.get("class_name") or "model")
     error = data.get("error")
