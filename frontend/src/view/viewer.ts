@@ -27,6 +27,9 @@ import { wireGraph } from "./graph-events";
 import { wireSearch } from "./search-results";
 import { mark } from "../perf";
 import css from "./styles.css";
+import insightCss from "./insight.css";
+import { InsightView } from "./insight-view";
+import { appendInsight } from "./insight-details";
 import type { ViewerOptions } from "../model/schema.generated";
 import type { ZoomTransform } from "d3-zoom";
 import { PALETTES, resolveTheme, watchHostTheme, type Palette, type ThemeName, type ThemeOption } from "./theme";
@@ -87,6 +90,7 @@ export class Viewer {
   private readonly measure: Measure;
   private readonly camera: Camera;
   private readonly renderer: GraphRenderer;
+  private readonly insight: InsightView;
   private index: GraphIndex | null = null;
   private state: states.ViewState | null = null;
   private visible: VisibleGraph | null = null;
@@ -119,11 +123,18 @@ export class Viewer {
     });
     this.ready.catch(() => undefined);
     mark("mount");
-    this.chrome = buildChrome(css);
+    this.chrome = buildChrome(css + insightCss);
     this.chrome.root.style.height = options.height ?? "100%";
     container.appendChild(this.chrome.root);
     this.renderer = new GraphRenderer(this.chrome.viewport);
     this.measure = createMeasure();
+    this.insight = new InsightView(this.chrome.toolbar, this.chrome.canvas, this.chrome.viewport, this.measure, {
+      index: () => this.index,
+      visible: () => this.visible,
+      layout: () => this.layout,
+      theme: () => this.theme,
+      jump: (id) => this.select(id),
+    });
     this.themeOption = options.theme ?? "auto";
     this.applyTheme();
     this.watchTheme();
@@ -327,6 +338,7 @@ export class Viewer {
       palette: this.palette(),
       markerId: this.markerId,
     });
+    this.insight.paint();
     this.drawSelectionOutline();
     markSelectedEdge(this.chrome.svg, this.selectedEdge);
     this.hooks.drawn?.({ viewport: this.chrome.viewport, index, visible: this.visible, layout: this.layout, palette: this.palette() });
@@ -431,13 +443,16 @@ export class Viewer {
     if (index === null) return;
     const node = index.nodes.get(id);
     const panel = this.chrome.detailsContent;
-    if (node !== undefined) showNode(panel, index, node);
-    else {
+    if (node !== undefined) {
+      showNode(panel, index, node);
+      appendInsight(panel, index, id, [id]);
+    } else {
       const module = index.modules.get(id);
       if (module === undefined) return;
       const item = this.visible?.items.get(id);
       const members = item?.type === "box" ? item.members : [id];
       showModule(panel, index, module, members);
+      appendInsight(panel, index, id, members);
     }
     this.hooks.details?.(panel, id);
     this.chrome.details.hidden = false;

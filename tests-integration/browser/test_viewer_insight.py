@@ -1,0 +1,155 @@
+"""Insight in the viewer: colour by a measure (fills and legend), folded boxes' totals, the
+hot-spot list and its jumps, measures a document lacks."""
+
+from __future__ import annotations
+
+import copy
+from collections.abc import Callable
+from typing import Any
+
+import pytest
+from browser_page import OpenPage, Viewer
+
+pytestmark = pytest.mark.browser
+
+Documents = Callable[[str], dict[str, Any]]
+
+FILLS = ("els => Object.fromEntries(els.map(e => [e.dataset.id,"
+         " (e.querySelector(':scope > path, :scope > rect.vista-module-frame') || e).getAttribute('fill')]))")
+
+
+def _with_stand_ins(doc: dict[str, Any]) -> dict[str, Any]:
+    """A copy with `time_us` and `stats` where the document has none (stand-ins for timing=True, stats=True)."""
+    doc = copy.deepcopy(doc)
+    if not any("time_us" in n for n in doc["nodes"]):
+        for k, n in enumerate(doc["nodes"]):
+            if n["kind"] == "op":
+                n["time_us"] = 1.0 + k
+                for t in n.get("outputs", []):
+                    t["stats"] = {"min": -1.0, "max": 1.0, "mean": 0.0, "std": 0.5, "nan": 0, "posinf": 0,
+                                  "neginf": 0, "zeros": 0}
+        for m in doc["modules"]:
+            m["time_us"] = 1.0
+    return doc
+
+
+def _fills(viewer: Viewer, css: str) -> dict[str, str | None]:
+    fills: dict[str, str | None] = viewer.page.eval_on_selector_all(viewer.sel(css), FILLS)
+    return fills
+
+
+def _colour_by(viewer: Viewer, key: str) -> None:
+    viewer.page.select_option(viewer.sel('select[data-control="colour-by"]'), key)
+
+
+def test_colour_by_each_measure_changes_fills_and_legend(documents: Documents, open_viewer: OpenPage) -> None:
+    doc = _with_stand_ins(documents("mlp"))
+    viewer = open_viewer(doc, depth=2)
+    ops = 'g.vista-node[data-kind="op"]'
+    boxes = 'g.vista-module[data-state="collapsed"]'
+    plain_ops, plain_boxes = _fills(viewer, ops), _fills(viewer, boxes)
+    assert plain_ops and plain_boxes
+    legend = viewer.sel(".vista-heat-legend")
+    assert not viewer.page.is_visible(legend)
+    units = {"flops": "FLOP", "bytes": "B", "time": "µs", "params": "", "nonfinite": ""}
+    for key, unit in units.items():
+        _colour_by(viewer, key)
+        painted_ops, painted_boxes = _fills(viewer, ops), _fills(viewer, boxes)
+        assert painted_boxes != plain_boxes, key
+        if key != "params":  # ops hold no parameters: they turn neutral, which is a change too
+            assert len(set(painted_ops.values())) >= 1
+        assert painted_ops != plain_ops, key
+        assert viewer.page.is_visible(legend)
+        assert viewer.page.get_attribute(legend, "data-measure") == key
+        text = viewer.page.text_content(legend) or ""
+        assert unit in text, (key, text)
+    _colour_by(viewer, "flops")
+    hot = {i: f for i, f in _fills(viewer, ops).items()}
+    assert len(set(hot.values())) > 1, "ops with different FLOPs get different colours"
+    _colour_by(viewer, "none")
+    assert _fills(viewer, ops) == plain_ops
+    assert _fills(viewer, boxes) == plain_boxes
+    assert not viewer.page.is_visible(legend)
+
+
+def test_closed_boxes_show_their_totals(documents: Documents, open_viewer: OpenPage) -> None:
+    doc = documents("bert")
+    viewer = open_viewer(doc, depth=1)
+    _colour_by(viewer, "flops")
+    figures: dict[str, str] = viewer.page.eval_on_selector_all(
+        viewer.sel('g.vista-module[data-state="collapsed"][data-figure]'),
+        "els => Object.fromEntries(els.map(e => [e.dataset.id, e.dataset.figure]))")
+    encoder = next(m for m in doc["modules"] if m["path"] == "encoder")
+    assert encoder["flops"] > 0
+    assert encoder["id"] in figures
+    assert figures[encoder["id"]].endswith("FLOP")
+    drawn = viewer.page.text_content(viewer.sel(f'g.vista-module[data-id="{encoder["id"]}"]')) or ""
+    assert figures[encoder["id"]] in drawn
+    value, unit = figures[encoder["id"]].split(" ")
+    scale = {"FLOP": 1, "KFLOP": 1e3, "MFLOP": 1e6, "GFLOP": 1e9}[unit]
+    assert float(value) * scale == pytest.approx(encoder["flops"], rel=0.01)
+
+
+def test_measures_the_document_lacks_are_disabled_with_why(documents: Documents, open_viewer: OpenPage) -> None:
+    viewer = open_viewer(documents("mlp"))
+    select = viewer.sel('select[data-control="colour-by"]')
+    viewer.page.focus(select)
+    options: list[dict[str, Any]] = viewer.page.eval_on_selector_all(
+        f"{select} option", "els => els.map(o => ({value: o.value, disabled: o.disabled, title: o.title}))")
+    by = {o["value"]: o for o in options}
+    assert by["time"]["disabled"]
+    assert "timing=True" in by["time"]["title"]
+    assert by["nonfinite"]["disabled"]
+    assert "stats=True" in by["nonfinite"]["title"]
+    assert not by["flops"]["disabled"]
+    assert not by["none"]["disabled"]
+
+
+def test_hot_spot_list_jumps_to_an_op(documents: Documents, open_viewer: OpenPage) -> None:
+    doc = documents("bert")
+    viewer = open_viewer(doc, depth=1)
+    _colour_by(viewer, "flops")
+    viewer.page.click(viewer.sel('button[data-control="hot-spots"]'))
+    panel = viewer.sel(".vista-hotspots")
+    assert viewer.page.is_visible(panel)
+    viewer.page.click(viewer.sel('.vista-hotspots button[data-tab="op"]'))
+    rows: list[str] = viewer.page.eval_on_selector_all(viewer.sel(".vista-hotspots tr.vista-hotspot"),
+                                                       "els => els.map(e => e.dataset.id)")
+    flops = {n["id"]: n.get("flops") or 0 for n in doc["nodes"] if n["kind"] == "op"}
+    assert rows[0] == max(flops, key=lambda i: flops[i])
+    assert [flops[i] for i in rows] == sorted((flops[i] for i in rows), reverse=True)
+    target = rows[0]
+    assert target not in viewer.node_ids(), "the top op lies inside a closed module"
+    viewer.page.click(viewer.sel(f'.vista-hotspots tr.vista-hotspot[data-id="{target}"]'))
+    viewer.page.wait_for_selector(viewer.sel(f'g.vista-node[data-id="{target}"]'))
+    node = next(n for n in doc["nodes"] if n["id"] == target)
+    assert viewer.page.text_content(viewer.sel(".vista-details header h3")) == node["label"]
+    box = viewer.page.eval_on_selector(viewer.sel(f'g.vista-node[data-id="{target}"]'),
+                                       "e => e.getBoundingClientRect().toJSON()")
+    size = viewer.page.viewport_size
+    assert size is not None
+    assert box["x"] >= 0
+    assert box["x"] + box["width"] <= size["width"]
+    assert box["y"] >= 0
+    assert box["y"] + box["height"] <= size["height"]
+    # Sorting by name reorders the list.
+    viewer.page.click(viewer.sel('.vista-hotspots th button[data-sort="name"]'))
+    names: list[str] = viewer.page.eval_on_selector_all(
+        viewer.sel(".vista-hotspots .vista-hotspot-name > div:first-child"), "els => els.map(e => e.textContent)")
+    assert names == sorted(names)
+    assert len(names) == len(rows)
+
+
+def test_hot_spot_list_jumps_to_a_module_share_of_the_whole(documents: Documents, open_viewer: OpenPage) -> None:
+    doc = documents("bert")
+    viewer = open_viewer(doc, depth=1)
+    _colour_by(viewer, "bytes")
+    viewer.page.click(viewer.sel('button[data-control="hot-spots"]'))
+    first = viewer.sel(".vista-hotspots tr.vista-hotspot")
+    target = viewer.page.get_attribute(first, "data-id")
+    module = next(m for m in doc["modules"] if m["id"] == target)
+    root = doc["modules"][0]
+    share = viewer.page.text_content(f"{first} .vista-hotspot-share") or ""
+    assert share == f"{module['bytes'] / root['bytes'] * 100:.0f}%"
+    viewer.page.click(first)
+    viewer.page.wait_for_selector(viewer.sel(f'.vista-details [data-insight-of="{target}"]'), state="attached")
