@@ -86,3 +86,130 @@ def test_clicking_an_edge_shows_its_tensor(documents: Documents, open_viewer: Op
     viewer.page.click(viewer.sel(f'g.vista-node[data-id="{target["id"]}"]'))
     unselected = viewer.sel(f'g.vista-edge[data-edge="{edge_id}"]:not([data-selected])')
     viewer.page.wait_for_selector(unselected, state="attached")
+
+
+def _node(doc: dict[str, Any], path: str, label: str) -> dict[str, Any]:
+    module = next(m["id"] for m in doc["modules"] if m["path"] == path)
+    return next(n for n in doc["nodes"] if n["module"] == module and n["label"] == label)
+
+
+def _reach(doc: dict[str, Any], start: str, upstream: bool) -> set[str]:
+    """Node ids reachable from `start` along the document's edges (backwards when upstream)."""
+    nxt: dict[str, set[str]] = {}
+    for e in doc["edges"]:
+        a, b = (e["target"], e["source"]) if upstream else (e["source"], e["target"])
+        nxt.setdefault(a, set()).add(b)
+    seen = {start}
+    todo = [start]
+    while todo:
+        for other in nxt.get(todo.pop(), set()):
+            if other not in seen:
+                seen.add(other)
+                todo.append(other)
+    return seen
+
+
+def _undimmed_nodes(viewer: Viewer) -> set[str]:
+    ids: list[str] = viewer.page.eval_on_selector_all(viewer.sel("g.vista-node:not([data-dim])"),
+                                                      "els => els.map(e => e.dataset.id)")
+    return set(ids)
+
+
+def _selected_title(viewer: Viewer) -> str:
+    return viewer.page.text_content(viewer.sel(".vista-details:not([hidden]) .vista-details-content h3")) or ""
+
+
+@pytest.mark.parametrize("upstream", [True, False])
+def test_lineage_highlights_one_side_and_escape_clears(upstream: bool, documents: Documents,
+                                                       open_viewer: OpenPage) -> None:
+    doc = documents("mlp")
+    viewer = open_viewer(doc, depth=3)
+    relu = _node(doc, "body.1", "relu")
+    viewer.page.click(viewer.sel(f'g.vista-node[data-id="{relu["id"]}"]'))
+    assert viewer.page.query_selector(viewer.sel("[data-dim]")) is None
+    viewer.page.click(viewer.sel(f'.vista-lineage button[data-lineage="{"up" if upstream else "down"}"]'))
+    expected = _reach(doc, relu["id"], upstream)
+    assert 1 < len(expected) < len(doc["nodes"])
+    assert _undimmed_nodes(viewer) == expected
+    # An edge is lit only when it lies on the way.
+    lit: list[list[str]] = viewer.page.eval_on_selector_all(
+        viewer.sel("g.vista-edge:not([data-dim])"), "els => els.map(e => [e.dataset.source, e.dataset.target])")
+    assert lit and all(s in expected and t in expected for s, t in lit)
+    # Both directions: the union.
+    viewer.page.click(viewer.sel(f'.vista-lineage button[data-lineage="{"down" if upstream else "up"}"]'))
+    assert _undimmed_nodes(viewer) == _reach(doc, relu["id"], True) | _reach(doc, relu["id"], False)
+    viewer.page.keyboard.press("Escape")
+    viewer.page.wait_for_selector(viewer.sel("[data-dim]"), state="detached")
+    assert _selected_title(viewer) == relu["label"], "the first Escape clears the lineage, not the selection"
+    viewer.page.keyboard.press("Escape")
+    viewer.page.wait_for_selector(viewer.sel(".vista-details"), state="hidden")
+
+
+def test_lineage_of_a_module_and_the_d_key(documents: Documents, open_viewer: OpenPage) -> None:
+    doc = documents("mlp")
+    viewer = open_viewer(doc, depth=3)
+    head = next(m for m in doc["modules"] if m["path"] == "head")
+    viewer.evaluate_handle(f"h => h.select({head['id']!r})")
+    viewer.page.focus(viewer.sel("svg.vista-graph"))
+    viewer.page.keyboard.press("d")
+    inside = {n["id"] for n in doc["nodes"] if n["module"] == head["id"]}
+    expected = set().union(*(_reach(doc, n, False) for n in inside))
+    viewer.page.wait_for_selector(viewer.sel("[data-dim]"), state="attached")
+    assert _undimmed_nodes(viewer) == expected
+    assert viewer.page.get_attribute(viewer.sel('.vista-lineage button[data-lineage="down"]'), "aria-pressed") == "true"
+
+
+def test_arrow_keys_follow_the_data_and_the_siblings(documents: Documents, open_viewer: OpenPage) -> None:
+    doc = documents("mlp")
+    viewer = open_viewer(doc, depth=3)
+    x = next(n for n in doc["nodes"] if n["kind"] == "input")
+    linear = _node(doc, "body.0", "linear")
+    viewer.page.click(viewer.sel(f'g.vista-node[data-id="{x["id"]}"]'))
+    keys = viewer.page.keyboard
+    keys.press("ArrowDown")
+    viewer.page.wait_for_function("([sel, t]) => document.querySelector(sel)?.textContent === t",
+                                  arg=[viewer.sel(".vista-details-content h3"), linear["label"]])
+    keys.press("ArrowLeft")  # the Linear's bias, drawn before its op
+    assert _selected_title(viewer) == "bias"
+    keys.press("ArrowRight")
+    assert _selected_title(viewer) == "linear"
+    keys.press("ArrowUp")
+    assert _selected_title(viewer) == x["label"]
+    # The selection outline follows: it surrounds the selected node.
+    box = viewer.page.eval_on_selector(viewer.sel("rect.vista-selection"), "r => r.getBoundingClientRect().toJSON()")
+    node = viewer.page.eval_on_selector(viewer.sel(f'g.vista-node[data-id="{x["id"]}"]'),
+                                        "g => g.getBoundingClientRect().toJSON()")
+    assert box["left"] <= node["left"] and box["right"] >= node["right"]
+    assert box["top"] <= node["top"] and box["bottom"] >= node["bottom"]
+
+
+def test_enter_opens_and_backspace_closes(documents: Documents, open_viewer: OpenPage) -> None:
+    doc = documents("mlp")
+    viewer = open_viewer(doc, depth=1)
+    body = next(m for m in doc["modules"] if m["path"] == "body")
+    viewer.page.click(viewer.sel(f'g.vista-module[data-id="{body["id"]}"] text'))
+    viewer.page.keyboard.press("Enter")
+    viewer.page.wait_for_selector(viewer.sel(f'g.vista-module[data-id="{body["id"]}"][data-state="expanded"]'))
+    first = next(m for m in doc["modules"] if m["path"] == "body.0")
+    viewer.page.click(viewer.sel(f'g.vista-module[data-id="{first["id"]}"] text'))
+    viewer.page.keyboard.press("Backspace")  # closes the module around the selection
+    viewer.page.wait_for_selector(viewer.sel(f'g.vista-module[data-id="{body["id"]}"][data-state="collapsed"]'))
+    assert _selected_title(viewer) == body["class_name"]
+
+
+def test_question_mark_shows_every_key(open_viewer: OpenPage, documents: Documents) -> None:
+    viewer = open_viewer(documents("mlp"), depth=1)
+    viewer.page.click(viewer.sel("svg.vista-graph"), position={"x": 5, "y": 5})
+    viewer.page.keyboard.press("?")
+    help_ = viewer.sel(".vista-help")
+    viewer.page.wait_for_selector(help_, state="visible")
+    keys: list[str] = viewer.page.eval_on_selector_all(viewer.sel(".vista-help kbd"),
+                                                       "ks => ks.map(k => k.textContent)")
+    for key in ("↑", "↓", "← / →", "Enter", "Backspace", "U", "D", "Escape", "?"):
+        assert key in keys
+    viewer.page.keyboard.press("Escape")
+    viewer.page.wait_for_selector(help_, state="hidden")
+    # Typing in the search box is not a shortcut.
+    viewer.page.fill(viewer.sel('input[data-control="search"]'), "")
+    viewer.page.type(viewer.sel('input[data-control="search"]'), "?")
+    assert viewer.page.is_hidden(help_)

@@ -17,6 +17,9 @@ import { buildChrome, buildErrorPanel, fillLegend, showTracebackEnd, type Chrome
 import { showModule, showNode } from "./details";
 import { showEdge } from "./edge-details";
 import { markSelectedEdge, wireEdges } from "./edges";
+import { wireKeys } from "./keys";
+import { LineageControl } from "./lineage";
+import { move, type Move } from "../model/moves";
 import { download, exportPdf, exportPng, exportSvgString, type ExportSource } from "./export";
 import type { Look, TextLine } from "./looks";
 import { clampFrame, countInView, lookingAt } from "./frame";
@@ -91,6 +94,7 @@ export class Viewer {
   private readonly camera: Camera;
   private readonly renderer: GraphRenderer;
   private readonly insight: InsightView;
+  private readonly lineage: LineageControl;
   private index: GraphIndex | null = null;
   private state: states.ViewState | null = null;
   private visible: VisibleGraph | null = null;
@@ -141,6 +145,8 @@ export class Viewer {
 
     this.camera = new Camera(this.chrome.svg, this.chrome.viewport, this.cleanups);
     this.camera.onUserMove = (before, after) => this.hooks.moved?.(before, after);
+    this.lineage = new LineageControl(() => this.applyLineage());
+    this.chrome.details.insertBefore(this.lineage.bar, this.chrome.detailsContent);
     this.wireEvents();
     wireSearch(this.chrome, () => this.index, (id) => void this.select(id));
 
@@ -265,6 +271,7 @@ export class Viewer {
     this.selected = id;
     this.selectEdge(null);
     this.showDetails(id);
+    this.applyLineage();
     const revealed = states.reveal(this.index, this.state, id);
     if (revealed.open.size !== this.state.open.size || revealed.unfolded.size !== this.state.unfolded.size) {
       this.state = revealed;
@@ -341,6 +348,7 @@ export class Viewer {
     this.insight.paint();
     this.drawSelectionOutline();
     markSelectedEdge(this.chrome.svg, this.selectedEdge);
+    this.applyLineage();
     this.hooks.drawn?.({ viewport: this.chrome.viewport, index, visible: this.visible, layout: this.layout, palette: this.palette() });
   }
 
@@ -470,6 +478,7 @@ export class Viewer {
       this.selected = null;
       this.selectEdge(null);
       this.drawSelectionOutline();
+      this.applyLineage();
     });
     c.depth.addEventListener("change", () => void this.setDepth(Number(c.depth.value)));
     wireGraph(c.svg, {
@@ -479,6 +488,82 @@ export class Viewer {
       foldedBox: (id) => this.index?.foldOf.get(id) ?? id,
     });
     wireEdges(c.svg, (id) => this.pickEdge(id));
+    this.cleanups.push(
+      wireKeys(c.root, c.canvas, c.svg, {
+        move: (where) => void this.moveSelection(where),
+        open: () => void this.openSelected(),
+        close: () => void this.closeSelected(),
+        lineage: (d) => {
+          if (this.selected !== null) this.lineage.toggle(d);
+        },
+        escape: () => this.escape(),
+        fit: () => {
+          if (this.layout !== null) this.camera.fit();
+        },
+        zoom: (k) => this.camera.zoomBy(k),
+        search: () => c.search.focus(),
+      }),
+    );
+  }
+
+  private applyLineage(): void {
+    this.lineage.apply(this.chrome.svg, this.visible, this.selected);
+  }
+
+  /** Escape: the lineage highlight first, then the selection. */
+  private escape(): boolean {
+    if (this.lineage.clear()) return true;
+    if (this.selected === null && this.selectedEdge === null) return false;
+    this.selected = null;
+    this.selectEdge(null);
+    this.chrome.details.hidden = true;
+    this.drawSelectionOutline();
+    this.applyLineage();
+    return true;
+  }
+
+  private async moveSelection(where: Move): Promise<void> {
+    if (this.index === null || this.visible === null) return;
+    const from = this.selected ?? this.selectedEdgeEnd(where);
+    if (from === null) {
+      // Nothing selected yet: start at the first input, where reading a graph starts.
+      const first = this.index.doc.nodes.find((n) => n.kind === "input") ?? this.index.doc.nodes[0];
+      if (first !== undefined) await this.select(first.id);
+      return;
+    }
+    const to = this.selected === null ? from : move(this.index, this.visible, from, where);
+    if (to !== null) await this.select(to);
+  }
+
+  /** From a selected edge, ↑ goes to its producer and the other arrows to its consumer. */
+  private selectedEdgeEnd(where: Move): string | null {
+    const edge = this.selectedEdge === null ? undefined : this.visible?.edges.find((e) => e.id === this.selectedEdge);
+    if (edge === undefined) return null;
+    return where === "producer" ? edge.source : edge.target;
+  }
+
+  /** Enter: opens the selected closed module. */
+  private async openSelected(): Promise<void> {
+    const id = this.selected;
+    if (id === null || this.visible === null) return;
+    const item = this.visible.items.get(this.visible.moduleOwner.get(id) ?? "");
+    if (item?.type === "box") await this.toggle(item.id);
+  }
+
+  /** Backspace: closes the selected open module, or the module the selection is drawn in. */
+  private async closeSelected(): Promise<void> {
+    const id = this.selected;
+    if (id === null || this.visible === null || this.index === null) return;
+    let target: string | null = this.visible.containers.has(id) ? id : null;
+    if (target === null) {
+      const owner = this.visible.nodeOwner.get(id) ?? this.visible.moduleOwner.get(id) ?? null;
+      const item = owner === null ? undefined : this.visible.items.get(owner);
+      target = item?.container ?? null;
+    }
+    // The model's own box stays open: closing it would leave a single box.
+    if (target === null || target === this.index.root) return;
+    await this.toggle(target);
+    this.pick(target);
   }
 
   private pick(id: string): void {
@@ -486,6 +571,7 @@ export class Viewer {
     this.selectEdge(null);
     this.drawSelectionOutline();
     this.showDetails(id);
+    this.applyLineage();
     this.hooks.picked?.(id);
   }
 
@@ -496,6 +582,7 @@ export class Viewer {
     this.selected = null;
     this.drawSelectionOutline();
     this.selectEdge(id);
+    this.applyLineage();
     showEdge(this.chrome.detailsContent, this.index, edge);
     this.chrome.details.hidden = false;
   }
