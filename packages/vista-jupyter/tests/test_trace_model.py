@@ -111,6 +111,12 @@ def test_stats_are_recorded_and_the_first_nonfinite_op_named() -> None:
     assert plain.graph.first_nonfinite is None
 
 
+def test_timing_is_measured(tiny: TinyNet) -> None:
+    view = trace_model(tiny, torch.randn(3, 4), timing=True, display=False)
+    assert view.graph.root.time_us is not None and all(n.time_us is not None for n in view.graph.ops())
+    assert view.graph.summary().splitlines()[1].split()[-1] == "Time"
+
+
 def test_keyword_inputs() -> None:
     class Keyed(torch.nn.Module):
         def forward(self, input_ids: torch.Tensor, attention_mask: torch.Tensor | None = None) -> torch.Tensor:

@@ -216,9 +216,17 @@ class Session:
         self._eager = hold_eager(quiet_wrappers=self.quiet_wrappers)
         _hold_recursion(self._extra_recursion)
         self._recursion = True
+        timer = recorder.timer  # its hooks go around the recorder's, to measure them
+        if timer is not None:
+            self._handles.append(register_module_forward_pre_hook(timer.pre_enter))
         self._handles.append(register_module_forward_pre_hook(recorder._pre_hook))
+        if timer is not None:
+            self._handles.append(register_module_forward_pre_hook(timer.pre_leave))
+            self._handles.append(register_module_forward_hook(timer.post_enter, always_call=True))
         # with_kwargs: the call's keyword arguments are among its inputs (see Recorder._post_hook).
         self._handles.append(register_module_forward_hook(recorder._post_hook, always_call=True, with_kwargs=True))
+        if timer is not None:
+            self._handles.append(register_module_forward_hook(timer.post_leave, always_call=True))
         insert_mode(recorder, 0)
         self._deliver_waiting()
 

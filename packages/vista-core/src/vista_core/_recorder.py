@@ -17,6 +17,7 @@ import threading
 import warnings
 import weakref
 from collections.abc import Callable
+from time import perf_counter_ns as _perf_counter_ns
 from typing import Any
 
 import torch
@@ -26,6 +27,7 @@ from ._cost import Replay, replay_spec
 from ._fastpath import LineLender, check_lines, forward_code
 from ._source import SourceFinder
 from ._stats import StatsRecorder
+from ._timing import Timer
 from ._values import describe, iter_tensors, named_leaves
 
 __all__ = ["CallRec", "Known", "Meta", "NodeRec", "Recorder", "meta_text", "tensor_meta"]
@@ -243,6 +245,8 @@ class Recorder(TorchFunctionMode):
         self._checks_of: dict[type, tuple[Any, frozenset[int], tuple[str, ...]]] = {}
         # Tensor statistics of op outputs, when traced with stats=True.
         self.stats: StatsRecorder | None = None
+        # Wall times of ops and module calls, when traced with timing=True.
+        self.timer: Timer | None = None
         self.root = CallRec(0, root, None, "", 0, self.finder.here())
         self.calls.append(self.root)
         self.stack.append(self.root)
@@ -399,10 +403,12 @@ class Recorder(TorchFunctionMode):
             versions = [t._version for t in ins]
         except Exception:  # inference tensors have no version counter  # noqa: BLE001
             versions = [_version(t) for t in ins]
+        timer = self.timer
+        entered = 0 if timer is None else _perf_counter_ns()
         stats = self.stats
         finite_inputs = None if stats is None else stats.inputs(ins)
         try:
-            out = func(*args, **kwargs)
+            out = func(*args, **kwargs) if timer is None else timer.run(func, args, kwargs)
         except BaseException as exc:
             node = self._record_op(func, args, kwargs, ins, versions, [], [])
             node.error = (type(exc).__name__, _message(exc))
@@ -427,6 +433,10 @@ class Recorder(TorchFunctionMode):
             if stats is not None:  # the node's outputs: what it returned, then what it wrote
                 stats.outputs(node.index, outs + [t for t in mutated if not any(t is o for o in outs)],
                               finite_inputs)
+            if timer is not None:
+                timer.ops[node.index] = timer.last
+        if timer is not None:  # all but the op's own run was Vista's work
+            timer.overhead += _perf_counter_ns() - entered - timer.last
         return out
 
     def _record_op(self, func: Any, args: tuple[Any, ...], kwargs: dict[str, Any], ins: list[torch.Tensor],

@@ -38,6 +38,7 @@ from ._lifecycle import Session, interrupts_wait_in
 from ._recorder import _CALL_IMPL_CODE, CallRec, Known, Meta, Recorder, meta_text
 from ._source import format_traceback, location
 from ._stats import StatsRecorder, add_stats
+from ._timing import Timer
 from ._values import named_leaves, safe_repr, short_text
 from ._version import SCHEMA_VERSION, __version__
 
@@ -63,7 +64,7 @@ class Capture:
 
 
 def trace(model: Any, inputs: Any = (), *, kwargs: Mapping[str, Any] | None = None,
-          stats: bool = False) -> Graph:
+          stats: bool = False, timing: bool = False) -> Graph:
     """Run ``model`` on ``inputs`` and return the graph of its forward pass.
 
     ``inputs`` is a tensor (one positional argument), a tuple or list of positional
@@ -78,17 +79,21 @@ def trace(model: Any, inputs: Any = (), *, kwargs: Mapping[str, Any] | None = No
     none on the meta device), and ``Graph.first_nonfinite`` names the first op that produced a
     NaN or infinite value from finite inputs. They cost a few passes over every output.
 
+    With ``timing=True``, each op node and module call gets ``time_us``, its wall time in this
+    run with Vista's own recording left out (see the README for how it is measured), and
+    :meth:`Graph.summary` shows a time column.
+
     If the forward pass raises, the original exception propagates unchanged. To get the
     partial graph as well, use :func:`capture`.
     """
-    result = capture(model, inputs, kwargs=kwargs, stats=stats)
+    result = capture(model, inputs, kwargs=kwargs, stats=stats, timing=timing)
     result.reraise()
     return result.graph
 
 
 @interrupts_wait_in
 def capture(model: Any, inputs: Any = (), *, kwargs: Mapping[str, Any] | None = None,
-            stats: bool = False) -> Capture:
+            stats: bool = False, timing: bool = False) -> Capture:
     """Like :func:`trace`, but never raises the model's exception: it is returned in the
     :class:`Capture` next to the graph of everything up to the failure, with the failing call
     marked. This includes ``KeyboardInterrupt`` raised inside the forward pass, so a caller
@@ -98,12 +103,14 @@ def capture(model: Any, inputs: Any = (), *, kwargs: Mapping[str, Any] | None = 
     """
     _check_model(model)
     _check_flag("stats", stats)
+    _check_flag("timing", timing)
     model = uncompiled(model)
     args, kw = _split_inputs(inputs, kwargs)
     paths, tensors, wrappers = _model_index(model)
     recorder = Recorder(model, paths, tensors, wrappers)
     if stats:
         recorder.stats = StatsRecorder()
+    timer = recorder.timer = Timer(recorder.stack, recorder.thread) if timing else None
     output: Any = None
     error: BaseException | None = None
     recorder.finder.boundary = sys._getframe()  # source lines are searched below this frame only
@@ -115,9 +122,13 @@ def capture(model: Any, inputs: Any = (), *, kwargs: Mapping[str, Any] | None = 
         try:
             session.start()
             try:
+                if timer is not None:
+                    timer.begin()
                 output = model(*args, **kw)
             except BaseException as exc:  # noqa: BLE001  # returned to the caller, who re-raises it
                 error = exc
+            if timer is not None:
+                timer.end()
         finally:
             session.stop()
         graph = session.untraced(_build, recorder, output, error, pause_gc=True)
@@ -531,6 +542,8 @@ def _build(rec: Recorder, output: Any, error: BaseException | None) -> Graph:
     )
     add_costs(nodes, modules, [c.module for c in rec.calls], parents, [n.replay for n in rec.nodes])
     first_nonfinite = None if rec.stats is None else add_stats(nodes, rec.stats)
+    if rec.timer is not None:
+        rec.timer.add_times(nodes, modules)
     # Most edges carry their producer's meta object, which the nodes above have turned into a
     # record already: tensors.one()'s first lookup, inlined (this runs for every edge).
     one, meta_by_id = tensors.one, tensors.by_id

@@ -21,6 +21,7 @@ def trace_model(
     *,
     kwargs: Mapping[str, Any] | None = None,
     stats: bool = False,
+    timing: bool = False,
     depth: int | None = None,
     theme: Theme = "auto",
     height: int | str = DEFAULT_HEIGHT,
@@ -35,7 +36,8 @@ def trace_model(
     ``kwargs`` adds keyword arguments (``kwargs={"input_ids": ids}`` for Hugging Face models).
     The model runs once and its result is kept in ``.output`` of the returned
     :class:`VistaGraph`. ``stats=True`` records the statistics of every floating op output and
-    the first op that produced a NaN or infinite value (see :func:`vista_core.trace`).
+    the first op that produced a NaN or infinite value; ``timing=True`` the wall time of every
+    op and module call (see :func:`vista_core.trace`).
 
     Display options: ``depth`` is the number of module levels open at first (None: the
     viewer's default); ``theme`` is ``"auto"``, ``"light"`` or ``"dark"``; ``height`` and
@@ -59,7 +61,7 @@ def trace_model(
     )
     if not isinstance(display, bool):
         raise TypeError(f"Invalid 'display' argument: {display!r} (type {type(display).__name__}). Pass True or False.")
-    captured = vista_core.capture(model, inputs, kwargs=kwargs, stats=stats)
+    captured = vista_core.capture(model, inputs, kwargs=kwargs, stats=stats, timing=timing)
     view = VistaGraph(captured.graph, options, output=captured.output, exception=captured.exception)
     if captured.exception is None:
         if display:
