@@ -19,7 +19,7 @@ def _public_names(module: types.ModuleType) -> set[str]:
 
 def test_all_is_exactly_the_public_surface() -> None:
     assert sorted(vista_jupyter.__all__) == sorted(
-        ["DisplayOptions", "TraceInputError", "VistaGraph", "__version__", "trace_model"]
+        ["DisplayOptions", "TraceInputError", "VistaDiff", "VistaGraph", "__version__", "compare", "trace_model"]
     )
     assert _public_names(vista_jupyter) | {"__version__"} == set(vista_jupyter.__all__)
 

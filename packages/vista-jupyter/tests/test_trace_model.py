@@ -172,7 +172,7 @@ def test_display_failure_does_not_hide_the_models_exception(
     def broken(*args: object, **kwargs: object) -> str:
         raise OSError("disk on fire")
 
-    monkeypatch.setattr("vista_jupyter._view.render_html", broken)
+    monkeypatch.setattr("vista_jupyter._shown.render_html", broken)
     with (
         pytest.warns(RuntimeWarning, match=r"could not show the partial graph.*disk on fire"),
         pytest.raises(RuntimeError) as info,
