@@ -42,6 +42,14 @@ def test_two_models_on_the_same_inputs_show_their_diff_once(shell: Shell, tiny: 
     assert view.a.output is not None and view.b.output.shape == (3, 2)
 
 
+def test_stats_and_timing_reach_the_traces_and_do_not_count_as_changes(tiny: TinyNet) -> None:
+    view = compare(tiny, tiny, torch.randn(3, 4), stats=True, timing=True, display=False)
+    assert view.equal
+    ops = list(view.a.graph.ops())
+    assert all(op.time_us is not None for op in ops) and ops[0].outputs[0].stats is not None
+    assert [op.time_us for op in ops] != [op.time_us for op in view.b.graph.ops()]
+
+
 def test_two_traces_compare_without_inputs_and_a_trace_with_itself_is_equal(tiny: TinyNet) -> None:
     x = torch.randn(3, 4)
     g = trace_model(tiny, x, display=False)

@@ -94,6 +94,7 @@ def compare(
     *,
     kwargs: Mapping[str, Any] | None = None,
     stats: bool = False,
+    timing: bool = False,
     depth: int | None = None,
     theme: Theme = "auto",
     height: int | str = DEFAULT_HEIGHT,
@@ -107,7 +108,8 @@ def compare(
     ``a`` ("before") and ``b`` ("after") are each a :class:`VistaGraph` (from ``trace_model``),
     a ``vista_core.Graph`` or its document, or a model: models are traced here on ``inputs``
     and ``kwargs``, given as to ``trace_model`` (``compare(model_a, model_b, inputs)``), the
-    same for both. ``stats`` and the display options are ``trace_model``'s.
+    same for both. ``stats``, ``timing`` and the display options are ``trace_model``'s (the
+diff compares neither statistics nor times, but the pages of ``.a`` and ``.b`` show them).
 
     A model that raises is compared by its graph up to the failure (the diff shows the rest as
     added or removed) and a ``RuntimeWarning`` names the exception, which is kept in
@@ -118,12 +120,12 @@ def compare(
     if not isinstance(display, bool):
         raise TypeError(f"Invalid 'display' argument: {display!r} (type {type(display).__name__}). Pass True or False.")
     models = [isinstance(v, torch.nn.Module) for v in (a, b)]
-    if not any(models) and (inputs is not _NO_INPUTS or kwargs is not None or stats):
+    if not any(models) and (inputs is not _NO_INPUTS or kwargs is not None or stats or timing):
         raise TraceInputError(
-            "compare() was given inputs (or kwargs / stats) but no model: they are used only to trace models. "
+            "compare() was given inputs (or kwargs / stats / timing) but no model: they are used only to trace models. "
             "Pass two models with the inputs, or two traces without them."
         )
-    sides = [_side(name, value, () if inputs is _NO_INPUTS else inputs, kwargs, stats, options)
+    sides = [_side(name, value, () if inputs is _NO_INPUTS else inputs, kwargs, stats, timing, options)
              for name, value in (("a", a), ("b", b))]
     view = VistaDiff(sides[0], sides[1], options)
     if display:
@@ -132,12 +134,12 @@ def compare(
     return view
 
 
-def _side(name: str, value: Any, inputs: Any, kwargs: Mapping[str, Any] | None, stats: bool,
+def _side(name: str, value: Any, inputs: Any, kwargs: Mapping[str, Any] | None, stats: bool, timing: bool,
           options: DisplayOptions) -> VistaGraph:
     if isinstance(value, VistaGraph):
         return value
     if isinstance(value, torch.nn.Module):
-        captured = vista_core.capture(value, inputs, kwargs=kwargs, stats=stats)
+        captured = vista_core.capture(value, inputs, kwargs=kwargs, stats=stats, timing=timing)
         if captured.exception is not None:
             error = captured.exception
             warnings.warn(f"Model {name!r} ({type(value).__name__}) raised {type(error).__name__}: {error}. "
