@@ -5,6 +5,7 @@ import { formatMeasure, formatShare, insightOf } from "../src/model/insight";
 import { expandAll, stateAtDepth } from "../src/model/state";
 import { computeVisibleGraph } from "../src/model/visible";
 import { drawnFigures, heatColor, logScale, textOn } from "../src/view/heat";
+import { describeCounts, findTransitions, transitionsByModule } from "../src/model/transitions";
 import { fixture, stackedBlocks } from "./helpers";
 
 const ALL = { showParameters: true, showConstants: true };
@@ -118,5 +119,34 @@ describe("heat scale", () => {
     expect(formatShare(0.1234)).toBe("12%");
     expect(formatShare(0.0123)).toBe("1.2%");
     expect(formatShare(0.00001)).toBe("<0.1%");
+  });
+});
+
+describe("transitions", () => {
+  it("finds casts, device copies and layout copies from dtypes, devices and names", () => {
+    const doc = stackedBlocks(3);
+    const ops = doc.nodes.filter((n) => n.kind === "op");
+    const [lin0, add0, lin1, add1, lin2] = ops;
+    // The first linear's output goes out as bf16 (autocast-style), its add as cuda, a contiguous after.
+    lin0!.outputs = [{ shape: [2, 4], dtype: "bfloat16", device: "cpu" }];
+    add0!.outputs = [{ shape: [2, 4], dtype: "bfloat16", device: "cuda:0" }];
+    for (const e of doc.edges) {
+      if (e.source === lin0!.id) e.tensor = { ...e.tensor, dtype: "bfloat16" };
+    }
+    lin1!.name = "torch.Tensor.contiguous";
+    add1!.name = "torch.Tensor.eq";
+    add1!.outputs = [{ shape: [2, 4], dtype: "bool", device: "cpu" }];
+    lin2!.name = "torch.Tensor.reshape";
+    const index = readDocument(doc);
+    const found = findTransitions(index);
+    expect(found.get(lin0!.id)).toEqual({ node: lin0!.id, kind: "cast", text: "fp32→bf16" });
+    expect(found.get(add0!.id)?.kind).toBe("device");
+    expect(found.get(add0!.id)?.text).toBe("cpu→cuda:0");
+    expect(found.get(lin1!.id)?.kind).toBe("copy");
+    // A comparison's bool result is no cast; a reshape of an add's result is a view.
+    expect(found.has(add1!.id)).toBe(false);
+    expect(found.has(lin2!.id)).toBe(false);
+    const byModule = transitionsByModule(index, found);
+    expect(describeCounts(byModule.get("m0")!)).toBe("1 dtype cast, 1 device copy, 1 layout copy");
   });
 });

@@ -8,7 +8,11 @@ from collections.abc import Callable
 from typing import Any
 
 import pytest
+import torch
 from browser_page import OpenPage, Viewer
+from torch import nn
+
+import vista_core
 
 pytestmark = pytest.mark.browser
 
@@ -31,6 +35,33 @@ def _with_stand_ins(doc: dict[str, Any]) -> dict[str, Any]:
         for m in doc["modules"]:
             m["time_us"] = 1.0
     return doc
+
+
+class LogOfNegative(nn.Module):
+    """A Linear, then the log of its output minus 100: every value turns NaN at the log."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.fc = nn.Linear(4, 4)
+        self.head = nn.Sequential(nn.Linear(4, 4), nn.ReLU())
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        h = self.fc(x)
+        return self.head(torch.log(h - 100.0))
+
+
+class Transitions(nn.Module):
+    """A bf16 cast, a contiguous copy of a transpose and a reshape of a permute."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.fc = nn.Linear(8, 8)
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        h = self.fc(x).to(torch.bfloat16)
+        t = h.transpose(0, 1).contiguous()
+        p = t.permute(1, 0).reshape(-1)
+        return p.float().sum() + x.reshape(-1).sum()
 
 
 def _fills(viewer: Viewer, css: str) -> dict[str, str | None]:
@@ -153,3 +184,73 @@ def test_hot_spot_list_jumps_to_a_module_share_of_the_whole(documents: Documents
     assert share == f"{module['bytes'] / root['bytes'] * 100:.0f}%"
     viewer.page.click(first)
     viewer.page.wait_for_selector(viewer.sel(f'.vista-details [data-insight-of="{target}"]'), state="attached")
+
+
+def test_the_nan_page_opens_on_the_first_nonfinite_op(open_viewer: OpenPage) -> None:
+    torch.manual_seed(0)
+    doc = vista_core.trace(LogOfNegative(), torch.randn(2, 4), stats=True).to_dict()
+    first = doc["first_nonfinite"]
+    node = next(n for n in doc["nodes"] if n["id"] == first)
+    assert node["name"].endswith("log")
+    viewer = open_viewer(doc, depth=0)
+    # Opened on it: drawn although depth 0 closes everything, marked, selected.
+    assert first in viewer.node_ids()
+    marked = viewer.page.eval_on_selector_all(viewer.sel('[data-nonfinite="true"]'),
+                                              "els => els.map(e => e.dataset.id)")
+    assert marked == [first]
+    assert viewer.page.query_selector(viewer.sel('[data-failed="true"]')) is None
+    assert viewer.page.text_content(viewer.sel(".vista-details header h3")) == node["label"]
+    drawn = viewer.node_ids()
+    healthy = next(n["id"] for n in doc["nodes"] if n["kind"] == "op" and n["id"] != first and n["id"] in drawn)
+    stroke = "e => e.getAttribute('stroke')"
+    assert viewer.page.eval_on_selector(viewer.sel(f'g.vista-node[data-id="{first}"] > path'), stroke) != \
+        viewer.page.eval_on_selector(viewer.sel(f'g.vista-node[data-id="{healthy}"] > path'), stroke)
+    # The banner names the op, its source line and its input's range.
+    banner = viewer.page.text_content(viewer.sel(".vista-nonfinite")) or ""
+    assert node["name"] in banner
+    assert f'{node["source"]["file"]}:{node["source"]["line"]}' in banner
+    assert "torch.log(h - 100.0)" in banner
+    (edge,) = [e for e in doc["edges"] if e["target"] == first]
+    source = next(n for n in doc["nodes"] if n["id"] == edge["source"])
+    low = source["outputs"][edge["source_output"]]["stats"]["min"]
+    assert f"min {float(f'{low:.4g}')}" in banner
+    assert "8 NaN" in banner
+    # Colour by non-finite paints it hot; the mark stays.
+    viewer.page.select_option(viewer.sel('select[data-control="colour-by"]'), "nonfinite")
+    assert viewer.page.get_attribute(viewer.sel(f'g.vista-node[data-id="{first}"]'), "data-heat") not in (None, "none")
+    assert viewer.page.get_attribute(viewer.sel(f'g.vista-node[data-id="{first}"]'), "data-nonfinite") == "true"
+
+
+def test_a_finite_page_has_no_nonfinite_banner(open_viewer: OpenPage) -> None:
+    torch.manual_seed(0)
+    doc = vista_core.trace(Transitions(), torch.randn(2, 8), stats=True).to_dict()
+    assert doc.get("first_nonfinite") is None
+    viewer = open_viewer(doc)
+    assert viewer.page.query_selector(viewer.sel(".vista-nonfinite")) is None
+    assert viewer.page.query_selector(viewer.sel('[data-nonfinite="true"]')) is None
+
+
+def test_transitions_toggle_marks_casts_and_copies(open_viewer: OpenPage) -> None:
+    torch.manual_seed(0)
+    doc = vista_core.trace(Transitions(), torch.randn(2, 8)).to_dict()
+    viewer = open_viewer(doc, depth=1)
+    marked = 'g[data-transition]'
+    assert viewer.page.query_selector(viewer.sel(marked)) is None
+    viewer.page.click(viewer.sel('button[data-control="transitions"]'))
+    found: dict[str, str] = viewer.page.eval_on_selector_all(
+        viewer.sel(marked), "els => Object.fromEntries(els.map(e => [e.dataset.id, e.dataset.transition]))")
+    names = {n["id"]: n["name"].rsplit(".", 1)[-1] for n in doc["nodes"]}
+    assert sorted((names[i], k) for i, k in found.items()) == [("contiguous", "copy"), ("float", "cast"),
+                                                              ("reshape", "copy"), ("to", "cast")]
+    tags = viewer.page.eval_on_selector_all(viewer.sel(".vista-transition-tag"), "els => els.map(e => e.textContent)")
+    assert "fp32→bf16" in tags
+    assert "bf16→fp32" in tags
+    legend = viewer.page.text_content(viewer.sel(".vista-transitions-legend")) or ""
+    assert "2 dtype casts" in legend
+    assert "2 layout copies" in legend
+    # The reshape of the plain input is a view, not a copy.
+    plain = [i for i, n in names.items() if n == "reshape" and i not in found]
+    assert len(plain) == 1
+    viewer.page.click(viewer.sel('button[data-control="transitions"]'))
+    assert viewer.page.query_selector(viewer.sel(marked)) is None
+    assert not viewer.page.is_visible(viewer.sel(".vista-transitions-legend"))

@@ -5,46 +5,30 @@
  * mount, so the first view costs nothing extra. No DOM here.
  */
 import type { GraphIndex, ModuleCall, Node, Tensor } from "./document";
+import type { TensorStats } from "./schema.generated";
 
 export const MEASURES = ["flops", "bytes", "params", "time", "nonfinite"] as const;
 export type MeasureKey = (typeof MEASURES)[number];
 /** The "colour by" choice: a measure, or none. */
 export type ColourBy = MeasureKey | "none";
 
-/** Per-tensor statistics a trace with stats=True records (schema 1.1 `stats`). */
-export interface TensorStats {
-  readonly min: number | null;
-  readonly max: number | null;
-  readonly mean: number | null;
-  readonly std: number | null;
-  readonly nan: number;
-  readonly posinf: number;
-  readonly neginf: number;
-  readonly zeros: number;
-}
-
-/** Schema 1.1 fields read here that older generated types may not name yet. */
-type WithTime = { readonly time_us?: number | null };
-type WithStats = { readonly stats?: TensorStats | null };
+export type { TensorStats };
 
 export function nodeTime(node: Node): number | undefined {
-  const t = (node as Node & WithTime).time_us;
-  return typeof t === "number" ? t : undefined;
+  return node.time_us;
 }
 
 export function moduleTime(module: ModuleCall): number | undefined {
-  const t = (module as ModuleCall & WithTime).time_us;
-  return typeof t === "number" ? t : undefined;
+  return module.time_us;
 }
 
 export function tensorStats(tensor: Tensor | undefined): TensorStats | undefined {
-  const s = (tensor as (Tensor & WithStats) | undefined)?.stats;
-  return s === null || s === undefined ? undefined : s;
+  return tensor?.stats ?? undefined;
 }
 
 /** The document's `first_nonfinite`: the op that first made a NaN or Inf from finite inputs. */
 export function firstNonfinite(index: GraphIndex): string | null {
-  const id = (index.doc as { first_nonfinite?: unknown }).first_nonfinite;
+  const id = index.doc.first_nonfinite;
   return typeof id === "string" && index.nodes.has(id) ? id : null;
 }
 

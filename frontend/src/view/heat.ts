@@ -107,14 +107,14 @@ const SVG_NS = "http://www.w3.org/2000/svg";
 const PAINTED = "vvHeat";
 
 /** Sets an attribute, remembering the element's own value the first time (for unpaint). */
-function paintAttr(el: Element, name: string, value: string): void {
+export function paintAttr(el: Element, name: string, value: string): void {
   const keep = `data-vv-own-${name}`;
   if (!el.hasAttribute(keep)) el.setAttribute(keep, el.getAttribute(name) ?? "");
   el.setAttribute(name, value);
 }
 
 function unpaint(group: Element): void {
-  for (const extra of group.querySelectorAll(":scope > .vista-heat-figure, :scope .vista-heat-figure")) extra.remove();
+  for (const extra of group.querySelectorAll(".vista-insight-extra")) extra.remove();
   for (const el of [group, ...group.querySelectorAll("*")]) {
     for (const attr of [...el.attributes]) {
       if (!attr.name.startsWith("data-vv-own-")) continue;
@@ -140,11 +140,17 @@ function controlsOf(viewport: SVGGElement, id: string): number {
   return Number.isFinite(left) ? width - left : 30;
 }
 
-/** Paints the drawn graph by `key` (or restores it for null); returns the scale used. */
+const GROUPS = "g.vista-node[data-id], g.vista-module[data-id], g.vista-module-title[data-id]";
+
+/** Restores every drawn element that insight painted to the renderer's own look. */
+export function unpaintAll(viewport: SVGGElement): void {
+  for (const g of viewport.querySelectorAll<SVGGElement>(GROUPS)) if (g.dataset[PAINTED] !== undefined) unpaint(g);
+}
+
+/** Paints the (unpainted) drawn graph by `key`; returns the scale used. */
 export function paintHeat(input: PaintInput): HeatScale | null {
   const { viewport, visible, layout, insight, key, theme } = input;
-  const groups = viewport.querySelectorAll<SVGGElement>("g.vista-node[data-id], g.vista-module[data-id], g.vista-module-title[data-id]");
-  for (const g of groups) if (g.dataset[PAINTED] !== undefined) unpaint(g);
+  const groups = viewport.querySelectorAll<SVGGElement>(GROUPS);
   if (key === null) return null;
   const figures = drawnFigures(insight, key, visible);
   const itemFigures = [...visible.items.keys()].map((id) => figures.get(id)).filter((v): v is number => v !== undefined);
@@ -209,7 +215,7 @@ function boxFigure(g: SVGGElement, text: string, width: number | undefined, colo
 
 function figureText(text: string, x: number, y: string, size: number, color: string, anchor: "start" | "end" = "end"): SVGTextElement {
   const t = document.createElementNS(SVG_NS, "text");
-  t.setAttribute("class", "vista-heat-figure");
+  t.setAttribute("class", "vista-insight-extra vista-heat-figure");
   t.setAttribute("x", String(x));
   t.setAttribute("y", y);
   t.setAttribute("text-anchor", anchor);

@@ -8,8 +8,11 @@ import type { GraphIndex } from "../model/document";
 import { insightOf, MEASURE_INFO, MEASURES, type ColourBy, type MeasureKey } from "../model/insight";
 import type { VisibleGraph } from "../model/visible";
 import type { LayoutResult } from "../layout/types";
-import { fillHeatLegend, paintHeat } from "./heat";
+import { findTransitions, transitionsByModule, type Transition, type TransitionKind } from "../model/transitions";
+import { fillHeatLegend, paintHeat, unpaintAll } from "./heat";
 import { HotSpotsPanel } from "./hotspots";
+import { markNonfinite } from "./numerics";
+import { fillTransitionsLegend, paintTransitions } from "./transitions";
 import type { Measure } from "./measure";
 import type { ThemeName } from "./theme";
 
@@ -19,6 +22,7 @@ export interface InsightHost {
   visible(): VisibleGraph | null;
   layout(): LayoutResult | null;
   theme(): ThemeName;
+  background(): string;
   /** Opens what must be opened, frames and selects `id`. */
   jump(id: string): Promise<void>;
 }
@@ -29,6 +33,14 @@ export class InsightView {
   readonly legend: HTMLDivElement;
   readonly hotButton: HTMLButtonElement;
   private readonly hot: HotSpotsPanel;
+  readonly transitionsButton: HTMLButtonElement;
+  private readonly transitionsLegend: HTMLDivElement;
+  private transitions: { found: Map<string, Transition>; byModule: Map<string, Record<TransitionKind, number>> } | null = null;
+  private showTransitions = false;
+  /** The document's first_nonfinite op, marked whatever the mode. */
+  private nonfinite: string | null = null;
+  /** Something was painted by the last paint (so the next one must restore it). */
+  private painted = false;
 
   constructor(
     toolbar: HTMLElement,
@@ -64,22 +76,54 @@ export class InsightView {
     hotButton.title = "List the modules and ops with the most of the chosen measure";
     hotButton.setAttribute("aria-pressed", "false");
     this.hotButton = hotButton;
-    group.append(label, hotButton);
+    const transitionsButton = document.createElement("button");
+    transitionsButton.type = "button";
+    transitionsButton.dataset["control"] = "transitions";
+    transitionsButton.textContent = "Transitions";
+    transitionsButton.title = "Highlight dtype casts, device copies and layout copies";
+    transitionsButton.setAttribute("aria-pressed", "false");
+    this.transitionsButton = transitionsButton;
+    group.append(label, hotButton, transitionsButton);
     const sep = document.createElement("span");
     sep.className = "vista-sep";
     toolbar.insertBefore(group, toolbar.querySelector(".vista-search"));
     toolbar.insertBefore(sep, group);
 
+    const legends = document.createElement("div");
+    legends.className = "vista-insight-legends";
     this.legend = document.createElement("div");
     this.legend.className = "vista-heat-legend";
     this.legend.hidden = true;
-    canvas.appendChild(this.legend);
+    this.transitionsLegend = document.createElement("div");
+    this.transitionsLegend.className = "vista-transitions-legend";
+    this.transitionsLegend.hidden = true;
+    legends.append(this.legend, this.transitionsLegend);
+    canvas.appendChild(legends);
     this.hot = new HotSpotsPanel(canvas, (id) => void this.host.jump(id), (key) => this.setColourBy(key));
 
     select.addEventListener("focus", () => this.refreshAvailability(), { once: true });
     select.addEventListener("pointerdown", () => this.refreshAvailability(), { once: true });
     select.addEventListener("change", () => this.setColourBy(select.value as ColourBy));
     hotButton.addEventListener("click", () => this.toggleHotSpots());
+    transitionsButton.addEventListener("click", () => this.setTransitions(!this.showTransitions));
+  }
+
+  /** Marks `id` (the document's first_nonfinite) on every draw. */
+  markFirstNonfinite(id: string | null): void {
+    this.nonfinite = id;
+  }
+
+  /** Turns the transitions highlight on or off. */
+  setTransitions(on: boolean): void {
+    const index = this.host.index();
+    if (index === null) return;
+    this.showTransitions = on;
+    this.transitionsButton.setAttribute("aria-pressed", String(on));
+    if (on && this.transitions === null) {
+      const found = findTransitions(index);
+      this.transitions = { found, byModule: transitionsByModule(index, found) };
+    }
+    this.paint();
   }
 
   /** Marks the measures the document lacks as disabled, each with why (on first use only). */
@@ -144,10 +188,22 @@ export class InsightView {
     const visible = this.host.visible();
     const layout = this.host.layout();
     if (index === null || visible === null || layout === null) return;
+    const theme = this.host.theme();
     // With everything off, nothing was painted and nothing needs reading.
-    if (this.colourBy === "none" && this.legend.hidden === true) return;
+    if (this.painted) unpaintAll(this.viewport);
     const key = this.colourBy === "none" ? null : this.colourBy;
-    const scale = paintHeat({ viewport: this.viewport, visible, layout, insight: insightOf(index), key, theme: this.host.theme(), measure: this.measure });
-    fillHeatLegend(this.legend, key, scale, this.host.theme());
+    const marks = this.showTransitions || this.nonfinite !== null;
+    this.painted = key !== null || marks;
+    if (key !== null || this.legend.hidden !== true) {
+      const scale = paintHeat({ viewport: this.viewport, visible, layout, insight: insightOf(index), key, theme, measure: this.measure });
+      fillHeatLegend(this.legend, key, scale, theme);
+    }
+    const t = this.showTransitions ? this.transitions : null;
+    if (t !== null) paintTransitions({ viewport: this.viewport, index, visible, found: t.found, byModule: t.byModule, theme, background: this.host.background() });
+    if (t !== null || this.transitionsLegend.hidden !== true) fillTransitionsLegend(this.transitionsLegend, t?.found ?? null, theme);
+    if (this.nonfinite !== null) {
+      const owner = visible.nodeOwner.get(this.nonfinite);
+      if (owner !== null && owner !== undefined) markNonfinite(this.viewport, owner, theme);
+    }
   }
 }

@@ -33,6 +33,8 @@ import css from "./styles.css";
 import insightCss from "./insight.css";
 import { InsightView } from "./insight-view";
 import { appendInsight } from "./insight-details";
+import { buildNonfiniteBanner } from "./numerics";
+import { firstNonfinite } from "../model/insight";
 import type { ViewerOptions } from "../model/schema.generated";
 import type { ZoomTransform } from "d3-zoom";
 import { PALETTES, resolveTheme, watchHostTheme, type Palette, type ThemeName, type ThemeOption } from "./theme";
@@ -137,6 +139,7 @@ export class Viewer {
       visible: () => this.visible,
       layout: () => this.layout,
       theme: () => this.theme,
+      background: () => this.palette().background,
       jump: (id) => this.select(id),
     });
     this.themeOption = options.theme ?? "auto";
@@ -173,10 +176,18 @@ export class Viewer {
       showTracebackEnd(panel);
     }
     let target: ViewTarget = { kind: "overview" };
-    if (failed !== undefined && index.nodes.has(failed)) {
-      state = states.reveal(index, state, failed);
-      target = { kind: "focus", id: failed };
-      this.selected = failed;
+    // A page with a first non-finite op opens on it, unless a failure has the view.
+    const nonfinite = firstNonfinite(index);
+    if (nonfinite !== null) {
+      this.insight.markFirstNonfinite(nonfinite);
+      const banner = buildNonfiniteBanner(index, nonfinite, () => void this.select(nonfinite));
+      this.chrome.root.insertBefore(banner, this.chrome.root.querySelector(".vista-body"));
+    }
+    const opening = failed !== undefined && index.nodes.has(failed) ? failed : nonfinite ?? undefined;
+    if (opening !== undefined) {
+      state = states.reveal(index, state, opening);
+      target = { kind: "focus", id: opening };
+      this.selected = opening;
     }
     this.state = state;
     try {
