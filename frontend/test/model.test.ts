@@ -179,11 +179,39 @@ describe("visible graph", () => {
 describe("search", () => {
   it("finds ops by name, modules by path and by class, exact matches first", () => {
     const index = readDocument(fixture("mlp"));
-    expect(search(index, "relu").map((h) => h.id)).toEqual(["m2", "n4"]);
+    // Ops first where they match as well as a module does: Enter on "linear" picks the op.
+    expect(search(index, "relu").map((h) => h.id)).toEqual(["n4", "m2"]);
     expect(search(index, "fc2").map((h) => h.id)[0]).toBe("m3");
-    expect(search(index, "LINEAR").map((h) => h.id)).toEqual(["m1", "m3", "n3", "n7"]);
+    expect(search(index, "LINEAR").map((h) => h.id)).toEqual(["n3", "n7", "m1", "m3"]);
     expect(search(index, "  ")).toEqual([]);
     expect(search(index, "no-such-thing")).toEqual([]);
+  });
+});
+
+describe("search by shape", () => {
+  it("finds tensors by their shape, with × or x and * for any sizes", () => {
+    const index = readDocument(fixture("mlp"));
+    // x is 2×16; fc1's weight 32×16; fc1/act outputs 2×32; fc2's output 2×4.
+    const ids = (q: string): string[] => search(index, q).map((h) => h.id);
+    expect(ids("2×32")).toEqual(["n3", "n4"]);
+    expect(ids("2x32")).toEqual(["n3", "n4"]);
+    expect(ids("2 X 32")).toEqual(["n3", "n4"]);
+    expect(ids("*×16")).toEqual(["n0", "n1"]);
+    expect(ids("*")).toEqual([]);
+    expect(ids("2×*")).toEqual(["n0", "n3", "n4", "n7"]);
+    expect(ids("9×9")).toEqual([]);
+    const hit = search(index, "2x32")[0]!;
+    expect(hit.type).toBe("tensor");
+    expect(hit.title).toContain("2×32");
+    expect(hit.detail).toContain("fc1");
+  });
+
+  it("tells apart hits with the same name by module path and source line", () => {
+    const index = readDocument(fixture("bert"));
+    const hits = search(index, "layer_norm").filter((h) => h.type === "node");
+    expect(hits.length).toBeGreaterThan(1);
+    expect(new Set(hits.map((h) => h.detail)).size).toBe(hits.length);
+    for (const h of hits) expect(h.detail).toMatch(/\.py:\d+/);
   });
 });
 

@@ -213,3 +213,70 @@ def test_question_mark_shows_every_key(open_viewer: OpenPage, documents: Documen
     viewer.page.fill(viewer.sel('input[data-control="search"]'), "")
     viewer.page.type(viewer.sel('input[data-control="search"]'), "?")
     assert viewer.page.is_hidden(help_)
+
+
+def _hits(viewer: Viewer, query: str) -> list[dict[str, str]]:
+    viewer.page.fill(viewer.sel('input[data-control="search"]'), query)
+    hits = viewer.sel(".vista-search-results [data-target-id]")
+    viewer.page.wait_for_selector(hits, state="visible")
+    found: list[dict[str, str]] = viewer.page.eval_on_selector_all(
+        hits, "els => els.map(e => ({id: e.dataset.targetId, type: e.dataset.type, text: e.textContent}))")
+    return found
+
+
+@pytest.mark.parametrize("query", ["1×8×32", "1x8x32", "*×32"])
+def test_search_finds_tensors_by_shape(query: str, documents: Documents, open_viewer: OpenPage) -> None:
+    doc = documents("bert")
+    viewer = open_viewer(doc, depth=1)
+    hits = _hits(viewer, query)
+    if query.startswith("*"):
+        expected = {n["id"] for n in doc["nodes"]
+                    if any(len(t["shape"]) >= 2 and t["shape"][-1] == 32 for t in n.get("outputs", []))}
+    else:
+        expected = {n["id"] for n in doc["nodes"] if any(t["shape"] == [1, 8, 32] for t in n.get("outputs", []))}
+    assert expected
+    assert {h["id"] for h in hits} <= expected
+    assert len(hits) == min(len(expected), 100)
+    assert all(h["type"] == "tensor" for h in hits)
+    # Jumping to a shape hit selects the node that made the tensor.
+    viewer.page.keyboard.press("Enter")
+    viewer.page.wait_for_selector(viewer.sel(".vista-details:not([hidden])"))
+    name = next(n["label"] for n in doc["nodes"] if n["id"] == hits[0]["id"])
+    assert _selected_title(viewer) == name
+
+
+def test_hits_show_module_path_and_source_line(documents: Documents, open_viewer: OpenPage) -> None:
+    doc = documents("bert")
+    viewer = open_viewer(doc, depth=1)
+    hits = [h for h in _hits(viewer, "layer_norm") if h["type"] == "node"]
+    assert len(hits) > 2
+    assert len({h["text"] for h in hits}) == len(hits), "every hit reads differently"
+    for h in hits:
+        node = next(n for n in doc["nodes"] if n["id"] == h["id"])
+        path = next(m["path"] for m in doc["modules"] if m["id"] == node["module"])
+        assert path in h["text"]
+        assert f':{node["source"]["line"]}' in h["text"]
+
+
+def test_enter_picks_the_op_and_arrows_walk_the_hits(documents: Documents, open_viewer: OpenPage) -> None:
+    doc = documents("mlp")
+    viewer = open_viewer(doc, depth=1)
+    hits = _hits(viewer, "linear")
+    ops = [n["id"] for n in doc["nodes"] if n["kind"] == "op" and n["label"] == "linear"]
+    assert [h["id"] for h in hits[:len(ops)]] == ops
+    viewer.page.keyboard.press("Enter")
+    viewer.page.wait_for_selector(viewer.sel(".vista-details:not([hidden]) .vista-badge-op"))
+    assert _selected_title(viewer) == "linear"
+    # ↓ ↓ ↑ ↓ lands on the second hit; Enter jumps to it.
+    box = viewer.sel('input[data-control="search"]')
+    hits = _hits(viewer, "body")
+    assert len(hits) >= 3
+    for key in ("ArrowDown", "ArrowDown", "ArrowUp", "ArrowDown"):
+        viewer.page.press(box, key)
+    active: str = viewer.page.eval_on_selector(viewer.sel('.vista-search-results [aria-selected="true"]'),
+                                               "e => e.dataset.targetId")
+    assert active == hits[1]["id"]
+    viewer.page.press(box, "Enter")
+    module = next(m for m in doc["modules"] if m["id"] == hits[1]["id"])
+    viewer.page.wait_for_function("([sel, t]) => document.querySelector(sel)?.textContent === t",
+                                  arg=[viewer.sel(".vista-details-content h3"), module["class_name"]])

@@ -76,7 +76,7 @@ export function buildChrome(css: string): Chrome {
   const searchBox = h("div", "vista-search");
   const search = h("input");
   search.type = "search";
-  search.placeholder = "Search ops, modules, classes…";
+  search.placeholder = "Search ops, modules, shapes (1×12×128)…";
   search.dataset["control"] = "search";
   search.setAttribute("aria-label", "Search");
   const results = h("div", "vista-search-results");
