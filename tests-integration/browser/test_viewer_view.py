@@ -106,3 +106,69 @@ def test_a_jump_to_a_big_open_module_shows_its_header(name: str, documents: Docu
     if near_title:
         assert svg["x"] - 1 <= frame["x"] < svg["x"] + svg["width"] / 2, "the module's left edge is in view"
     _assert_holds_drawn_nodes(viewer, "the jump")
+
+
+def _box(viewer: Viewer, css: str) -> dict[str, float]:
+    box: dict[str, float] = viewer.page.eval_on_selector(viewer.sel(css), "e => e.getBoundingClientRect().toJSON()")
+    return box
+
+
+def _centre(box: dict[str, float]) -> tuple[float, float]:
+    return box["x"] + box["width"] / 2, box["y"] + box["height"] / 2
+
+
+def test_the_minimap_shows_the_view_and_moves_it(documents: Documents, open_viewer: OpenPage) -> None:
+    viewer = open_viewer(documents("t5_deep"))
+    _act(viewer, lambda: viewer.click_action("expand-all"))
+    assert viewer.page.is_hidden(viewer.sel(".vista-minimap")), "the map is off until asked for"
+    viewer.click_action("toggle-minimap")
+    assert viewer.page.is_visible(viewer.sel(".vista-minimap"))
+    assert viewer.page.get_attribute(viewer.sel('button[data-action="toggle-minimap"]'), "aria-pressed") == "true"
+    canvas = _box(viewer, ".vista-minimap canvas")
+    view = _box(viewer, ".vista-minimap-view")
+    assert view["width"] < canvas["width"] and view["height"] < canvas["height"], "the view is part of the graph"
+    before = viewer.page.get_attribute(viewer.sel(".vista-viewport"), "transform")
+
+    # A click moves the view there: the rectangle is centred on the click (it is clipped to the
+    # map sideways, so it holds the click there), the graph moved.
+    shown = _box(viewer, ".vista-minimap")
+    x, y = canvas["x"] + canvas["width"] * 0.5, shown["y"] + shown["height"] * 0.75
+    viewer.page.mouse.click(x, y)
+    viewer.page.wait_for_timeout(100)
+    view = _box(viewer, ".vista-minimap-view")
+    assert abs(_centre(view)[1] - y) < 3 and view["x"] <= x <= view["x"] + view["width"], (view, x, y)
+    at = view["y"] - _box(viewer, ".vista-minimap canvas")["y"]  # where the view is along the graph
+    assert viewer.page.get_attribute(viewer.sel(".vista-viewport"), "transform") != before
+
+    # A drag takes the view along.
+    viewer.page.mouse.move(x, y)
+    viewer.page.mouse.down()
+    viewer.page.mouse.move(x, shown["y"] + shown["height"] * 0.4, steps=6)
+    viewer.page.mouse.up()
+    viewer.page.wait_for_timeout(100)
+    # The map scrolls with the view when the graph is longer than it: the rectangle moved up the graph.
+    assert _box(viewer, ".vista-minimap-view")["y"] - _box(viewer, ".vista-minimap canvas")["y"] < at - 20
+
+    # Zooming in on the graph shrinks the rectangle.
+    small = _box(viewer, ".vista-minimap-view")
+    viewer.click_action("zoom-in")
+    viewer.page.wait_for_timeout(300)
+    assert _box(viewer, ".vista-minimap-view")["height"] < small["height"] * 0.9
+
+    viewer.click_action("toggle-minimap")
+    assert viewer.page.is_hidden(viewer.sel(".vista-minimap"))
+
+
+def test_fit_on_a_graph_too_big_to_read_offers_the_minimap(documents: Documents, open_viewer: OpenPage) -> None:
+    viewer = open_viewer(documents("t5_deep"))
+    viewer.click_action("fit")
+    assert viewer.page.is_hidden(viewer.sel(".vista-notice")), "the first view fits readably: nothing to say"
+    _act(viewer, lambda: viewer.click_action("expand-all"))
+    viewer.click_action("fit")
+    notice = viewer.sel(".vista-notice")
+    assert viewer.page.is_visible(notice)
+    assert "too big to read" in (viewer.page.text_content(notice) or "")
+    viewer.page.click(viewer.sel('.vista-notice button[data-action="show-minimap"]'))
+    assert viewer.page.is_visible(viewer.sel(".vista-minimap"))
+    assert viewer.page.is_hidden(notice)
+    assert "vista-minimap" not in viewer.evaluate_handle("h => h.exportSVG()"), "exports leave the map out"

@@ -4,6 +4,7 @@ export const TOOLBAR_ACTIONS = [
   "zoom-in",
   "zoom-out",
   "fit",
+  "toggle-minimap",
   "expand-all",
   "collapse-all",
   "export-svg",

@@ -16,6 +16,8 @@ const LEGEND_SPACE = 30;
  * Fit and the zoom buttons/wheel go below it.
  */
 export const READABLE_SCALE = 0.8;
+/** Below this zoom node labels are under ~3px on screen: Fit says so and offers the overview map. */
+export const UNREADABLE_SCALE = 0.25;
 
 /** Where a box was on screen, to keep it there across a relayout. */
 export interface Anchor {
@@ -31,6 +33,8 @@ export class Camera {
   /** Called when the user (wheel, drag, the zoom buttons) moved the view; set by views that move viewers together. */
   onUserMove: ((before: ZoomTransform, after: ZoomTransform) => void) | null = null;
   private userZoom = false;
+  /** Called after every change of the view, whoever made it (the minimap follows it). */
+  private readonly watchers: ((t: ZoomTransform) => void)[] = [];
   private before: ZoomTransform = zoomIdentity;
 
   constructor(
@@ -55,6 +59,7 @@ export class Camera {
         const user = event.sourceEvent !== null && event.sourceEvent !== undefined;
         if ((user || this.userZoom) && this.onUserMove !== null) this.onUserMove(this.before, event.transform);
         this.before = event.transform;
+        for (const w of this.watchers) w(event.transform);
       });
     select(svg).call(this.behavior).on("dblclick.zoom", null);
     if (typeof ResizeObserver !== "undefined") {
@@ -66,6 +71,23 @@ export class Camera {
       cleanups.push(() => observer.disconnect());
     }
     cleanups.push(() => select(svg).on(".zoom", null));
+  }
+
+  /** Calls `fn` after every change of the view. */
+  watch(fn: (t: ZoomTransform) => void): void {
+    this.watchers.push(fn);
+  }
+
+  /** Moves the view (keeping the zoom) so that graph point (gx, gy) is in the middle; a move by the user. */
+  centerAt(gx: number, gy: number): void {
+    const { width, height } = this.viewSize();
+    const k = this.transform().k;
+    this.userZoom = true;
+    try {
+      this.setTransform(zoomIdentity.translate(width / 2 - k * gx, height / 2 - k * gy).scale(k));
+    } finally {
+      this.userZoom = false;
+    }
   }
 
   /** The size of the graph now drawn (its layout's). */

@@ -53,6 +53,7 @@ export function buildChrome(css: string): Chrome {
     button("zoom-in", "+", "Zoom in"),
     button("zoom-out", "−", "Zoom out"),
     button("fit", "Fit", "Fit the graph to the view"),
+    button("toggle-minimap", "Map", "Show or hide the overview map of the whole graph"),
     sep(),
     button("expand-all", "Expand all", "Open every module"),
     button("collapse-all", "Collapse all", "Close every module below the model"),

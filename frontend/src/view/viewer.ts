@@ -12,7 +12,7 @@ import { computeVisibleGraph, type VisibleGraph } from "../model/visible";
 import { acquireLayoutClient, releaseLayoutClient, type LayoutClient } from "../layout/client";
 import type { LayoutResult, Rect } from "../layout/types";
 import { toolbarAction, unhandled, type ToolbarAction } from "./actions";
-import { Camera, READABLE_SCALE, type Anchor } from "./camera";
+import { Camera, READABLE_SCALE, UNREADABLE_SCALE, type Anchor } from "./camera";
 import { buildChrome, buildErrorPanel, fillLegend, showTracebackEnd, type Chrome } from "./chrome";
 import { showModule, showNode } from "./details";
 import { showEdge } from "./edge-details";
@@ -24,6 +24,7 @@ import { download, exportPdf, exportPng, exportSvgString, type ExportSource } fr
 import type { Look, TextLine } from "./looks";
 import { clampFrame, countInView, lookingAt } from "./frame";
 import { createMeasure, type Measure } from "./measure";
+import { Minimap } from "./minimap";
 import { GraphRenderer } from "./render";
 import { sizeVisibleGraph } from "./sizing";
 import { wireGraph } from "./graph-events";
@@ -94,6 +95,7 @@ export class Viewer {
   private readonly chrome: Chrome;
   private readonly measure: Measure;
   private readonly camera: Camera;
+  private readonly minimap: Minimap;
   private readonly renderer: GraphRenderer;
   private readonly insight: InsightView;
   private readonly lineage: LineageControl;
@@ -150,6 +152,8 @@ export class Viewer {
     this.camera.onUserMove = (before, after) => this.hooks.moved?.(before, after);
     this.lineage = new LineageControl(() => this.applyLineage());
     this.chrome.details.insertBefore(this.lineage.bar, this.chrome.detailsContent);
+    this.minimap = new Minimap(this.chrome.canvas, (x, y) => this.camera.centerAt(x, y));
+    this.camera.watch(() => this.minimap.follow(this.camera.frame(), this.camera.view()));
     this.wireEvents();
     wireSearch(this.chrome, () => this.index, (id) => void this.select(id));
 
@@ -360,6 +364,7 @@ export class Viewer {
     this.drawSelectionOutline();
     markSelectedEdge(this.chrome.svg, this.selectedEdge);
     this.applyLineage();
+    this.minimap.draw({ visible: this.visible, layout: this.layout, depthOf: (id) => index.moduleDepth.get(id) ?? 0, palette: this.palette() });
     this.hooks.drawn?.({ viewport: this.chrome.viewport, index, visible: this.visible, layout: this.layout, palette: this.palette() });
   }
 
@@ -613,7 +618,14 @@ export class Viewer {
         break;
       case "fit":
         if (this.layout !== null) this.camera.fit();
+        if (this.layout !== null && this.camera.fitScale() < UNREADABLE_SCALE) this.minimap.offer();
         break;
+      case "toggle-minimap": {
+        this.minimap.setShown(!this.minimap.shown);
+        const b = this.chrome.toolbar.querySelector("button[data-action=toggle-minimap]");
+        b?.setAttribute("aria-pressed", String(this.minimap.shown));
+        break;
+      }
       case "expand-all":
         await this.handle().expandAll();
         break;
