@@ -1,12 +1,13 @@
 """Insight in the viewer: colour by a measure (fills and legend), folded boxes' totals, the
-hot-spot list and its jumps, measures a document lacks."""
+hot-spot list and its jumps, measures a document lacks, the page of a trace that made a NaN,
+and the transitions toggle. Documents are real traces (stats=True, timing=True)."""
 
 from __future__ import annotations
 
-import copy
 from collections.abc import Callable
 from typing import Any
 
+import browser_models
 import pytest
 import torch
 from browser_page import OpenPage, Viewer
@@ -22,19 +23,10 @@ FILLS = ("els => Object.fromEntries(els.map(e => [e.dataset.id,"
          " (e.querySelector(':scope > path, :scope > rect.vista-module-frame') || e).getAttribute('fill')]))")
 
 
-def _with_stand_ins(doc: dict[str, Any]) -> dict[str, Any]:
-    """A copy with `time_us` and `stats` where the document has none (stand-ins for timing=True, stats=True)."""
-    doc = copy.deepcopy(doc)
-    if not any("time_us" in n for n in doc["nodes"]):
-        for k, n in enumerate(doc["nodes"]):
-            if n["kind"] == "op":
-                n["time_us"] = 1.0 + k
-                for t in n.get("outputs", []):
-                    t["stats"] = {"min": -1.0, "max": 1.0, "mean": 0.0, "std": 0.5, "nan": 0, "posinf": 0,
-                                  "neginf": 0, "zeros": 0}
-        for m in doc["modules"]:
-            m["time_us"] = 1.0
-    return doc
+def _measured_mlp() -> dict[str, Any]:
+    """The browser MLP traced with statistics and timing."""
+    torch.manual_seed(0)
+    return vista_core.trace(browser_models.MLP(), torch.randn(2, 16), stats=True, timing=True).to_dict()
 
 
 class LogOfNegative(nn.Module):
@@ -74,7 +66,7 @@ def _colour_by(viewer: Viewer, key: str) -> None:
 
 
 def test_colour_by_each_measure_changes_fills_and_legend(documents: Documents, open_viewer: OpenPage) -> None:
-    doc = _with_stand_ins(documents("mlp"))
+    doc = _measured_mlp()
     viewer = open_viewer(doc, depth=2)
     ops = 'g.vista-node[data-kind="op"]'
     boxes = 'g.vista-module[data-state="collapsed"]'
@@ -94,13 +86,22 @@ def test_colour_by_each_measure_changes_fills_and_legend(documents: Documents, o
         assert viewer.page.get_attribute(legend, "data-measure") == key
         text = viewer.page.text_content(legend) or ""
         assert unit in text, (key, text)
-    _colour_by(viewer, "flops")
-    hot = {i: f for i, f in _fills(viewer, ops).items()}
-    assert len(set(hot.values())) > 1, "ops with different FLOPs get different colours"
     _colour_by(viewer, "none")
     assert _fills(viewer, ops) == plain_ops
     assert _fills(viewer, boxes) == plain_boxes
     assert not viewer.page.is_visible(legend)
+    _colour_by(viewer, "flops")
+    hot = _fills(viewer, ops)
+    assert len(set(hot.values())) > 1, "ops with different FLOPs get different colours"
+    # Everything open: the op with the most FLOPs is the scale's top, ops without any are grey.
+    viewer.click_action("expand-all")
+    every_op = {n["id"] for n in doc["nodes"] if n["kind"] == "op"}
+    viewer.page.wait_for_function(f"() => document.querySelectorAll('{ops}').length === {len(every_op)}")
+    heat: dict[str, str] = viewer.page.eval_on_selector_all(
+        viewer.sel(ops), "els => Object.fromEntries(els.map(e => [e.dataset.id, e.dataset.heat]))")
+    flops = {n["id"]: n.get("flops") for n in doc["nodes"] if n["id"] in heat}
+    assert heat[max((i for i in flops if flops[i]), key=lambda i: flops[i] or 0)] == "1.000"
+    assert all(heat[i] == "none" for i, f in flops.items() if not f)
 
 
 def test_closed_boxes_show_their_totals(documents: Documents, open_viewer: OpenPage) -> None:
