@@ -19,11 +19,11 @@ import json
 import sys
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any, Literal
+from typing import Any, Literal, TypeVar
 
 from vista_schema import DIFF_VERSION, SchemaError, SchemaVersionError, is_diff_document, parse_json
 
-from ._graph import Edge, Graph, ModuleCall, Node, RepeatedBlock, SharedTensor, TensorMeta
+from ._graph import _UNKNOWN, Edge, Graph, ModuleCall, Node, RepeatedBlock, SharedTensor, TensorMeta, _new, _setattr
 from ._version import SCHEMA_VERSION
 
 __all__ = ["Change", "FieldChange", "GraphDiff", "diff"]
@@ -380,10 +380,10 @@ class _Differ:
         u_nodes = []
         for uid, (x, y) in zip(ids, self.node_pairs):
             if y is not None:
-                u_nodes.append(dataclasses.replace(y, id=uid, module=self.mod_u_b[y.module]))
+                u_nodes.append(_renamed(y, id=uid, module=self.mod_u_b[y.module]))
             else:
                 assert x is not None
-                u_nodes.append(dataclasses.replace(x, id=uid, module=self.mod_u_a[x.module]))
+                u_nodes.append(_renamed(x, id=uid, module=self.mod_u_a[x.module]))
         self.u_nodes = u_nodes
         self.node_index = {uid: k for k, uid in enumerate(ids)}
 
@@ -400,7 +400,7 @@ class _Differ:
         for (source, _out, target, _port), x, y in self.edge_pairs:
             record = y if y is not None else x
             assert record is not None
-            u_edges.append(dataclasses.replace(record, source=source, target=target))
+            u_edges.append(_renamed(record, source=source, target=target))
         self.u_edges = u_edges
 
     # -- what differs, in graph order ------------------------------------------------------------
@@ -417,6 +417,8 @@ class _Differ:
                 node_changes[uid] = change
         edges_into: dict[str, list[Change]] = {}
         for (source, out, target, port), ex, ey in self.edge_pairs:
+            if ex is not None and ey is not None and ex.tensor == ey.tensor:
+                continue
             fields = _edge_fields(ex, ey) if ex is not None and ey is not None else ()
             if ex is not None and ey is not None and not fields:
                 continue
@@ -473,10 +475,10 @@ class _Differ:
                 # Equal for two calls exactly when both sides' contents are alike, so the union's
                 # contents are too: a renderer may still reuse one layout for both.
                 signature = hashlib.blake2b(f"{x.signature}|{y.signature}".encode(), digest_size=8).hexdigest()
-            out.append(dataclasses.replace(
+            out.append(_renamed(
                 record, id=uid, parent=None if parent is None else self.u_mod_ids[parent], signature=signature,
-                inputs=tuple(dataclasses.replace(t, source=node_u[t.source]) for t in record.inputs),
-                outputs=tuple(dataclasses.replace(t, source=node_u[t.source]) for t in record.outputs)))
+                inputs=tuple(_renamed(t, source=node_u[t.source]) for t in record.inputs),
+                outputs=tuple(_renamed(t, source=node_u[t.source]) for t in record.outputs)))
         return out
 
     def _union_blocks(self) -> list[RepeatedBlock]:
@@ -528,6 +530,21 @@ class _Differ:
                     merged[shared.name] = (shared, nodes)
         return [dataclasses.replace(shared, nodes=tuple(sorted(nodes, key=self.node_index.__getitem__)))
                 for shared, nodes in merged.values()]
+
+
+_RecordT = TypeVar("_RecordT")
+
+
+def _renamed(record: _RecordT, **ids: Any) -> _RecordT:
+    """``record`` with the given id fields replaced, like ``dataclasses.replace`` but without
+    re-running ``__init__`` (the union has one record per element of two graphs), and without
+    the fields of a newer schema minor that the record kept (the union is of this version)."""
+    fields = dict(record.__dict__)
+    fields.pop(_UNKNOWN, None)
+    fields.update(ids)
+    copy = _new(type(record))
+    _setattr(copy, "__dict__", fields)
+    return copy
 
 
 def _children(graph: Graph) -> dict[str, list[ModuleCall]]:
@@ -590,6 +607,9 @@ def _compare_plain(x: object, y: object, names: Sequence[str], out: list[FieldCh
 
 
 def _node_fields(x: Node, y: Node) -> list[FieldChange]:
+    if (x.name == y.name and x.arguments == y.arguments and x.flops == y.flops and x.bytes == y.bytes
+            and x.value == y.value and x.error == y.error and x.kind == y.kind and x.outputs == y.outputs):
+        return []  # the common case, decided without building anything
     out: list[FieldChange] = []
     _compare_plain(x, y, ("kind", "name"), out)
     _compare_tensors("outputs", x.outputs, y.outputs, out)

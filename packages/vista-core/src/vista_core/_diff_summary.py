@@ -99,7 +99,8 @@ def summary(result: GraphDiff) -> str:
                 node = nodes[change.id]
                 if inside(node.module, change.status):
                     continue
-                key = ("node", change.status, _where(modules[node.module].path), node.label)
+                label = node.label if node.kind == "op" else f"{node.kind} {node.label}"
+                key = ("node", change.status, _where(modules[node.module].path), label)
             structure[key] += 1
             continue
         shaped = any(f.field.startswith("outputs") for f in change.fields)
