@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from ._diff_report import diff_table, diff_targets
 from ._scale_report import scale_table, scale_targets
 
 __all__ = ["TARGET_MODEL", "evaluate_targets", "markdown"]
@@ -103,6 +104,8 @@ def evaluate_targets(results: dict[str, Any]) -> list[dict[str, str]]:
                         "detail": f"peak RSS {_bytes(rss)}; first draw "
                                   f"{meta.get('first_draw_ms', 'not measured')} ms"
                                   + (f"; trace error {meta['trace_error']}" if meta.get("trace_error") else "")})
+    if results.get("diff70b"):
+        targets.extend(diff_targets(results["diff70b"]))
     if results.get("scale"):
         targets.extend(scale_targets(results["scale"]))
     return targets
@@ -287,6 +290,11 @@ def markdown(results: dict[str, Any]) -> str:
     if results.get("meta70b"):
         out += ["## Huge model on the meta device (Llama-style 70 B)", "", *when("meta"),
                 *_meta_table(results["meta70b"]), ""]
+    if results.get("diff70b"):
+        out += ["## Diff of two huge traces (Llama-style 70 B on the meta device)", "", *when("diff"),
+                "`vista_core.diff(a, b)` of the model with 80 layers against the same with 81 "
+                "(`benchmarks/_diff70b.py`, its own process): both traced first, then the diff timed alone.", "",
+                *diff_table(results["diff70b"]), ""]
     if results.get("scale"):
         out += ["## Scale: pages of 2k to 100k nodes (headless Chromium)", "", *when("scale"),
                 "Medians over fresh page loads (`benchmarks/_scale.py`); Open all and the clicks until the frame "

@@ -2,7 +2,8 @@
 
 Sections (all by default): ``trace`` (trace cost against the plain forward pass), ``pages``
 (Vista's page vs torchvista's in headless Chromium), ``meta`` (a 70 B Llama-style model on the
-meta device), ``scale`` (pages of 2k to 100k nodes), ``coverage`` (Hugging Face architectures).
+meta device), ``diff`` (vista_core.diff of two 70 B traces, 80 vs 81 layers), ``scale`` (pages
+of 2k to 100k nodes), ``coverage`` (Hugging Face architectures).
 Results go to ``DIR/results.json`` and ``DIR/results.md`` (default ``benchmarks/results/``); the
 markdown is printed too. With ``--only``, the sections not run keep their previous results from
 ``DIR/results.json``.
@@ -34,7 +35,7 @@ from ._report import TARGET_MODEL, evaluate_targets, markdown
 
 __all__ = ["main"]
 
-SECTIONS = ("trace", "pages", "meta", "scale", "coverage")
+SECTIONS = ("trace", "pages", "meta", "diff", "scale", "coverage")
 DEFAULT_OUT = Path(__file__).resolve().parent / "results"
 
 
@@ -125,6 +126,34 @@ def _meta_section(args: argparse.Namespace, workdir: Path, results: dict[str, An
     results["meta70b"] = figures
 
 
+def _diff_section(args: argparse.Namespace, workdir: Path, results: dict[str, Any]) -> None:
+    from ._pages import first_draw_ms
+
+    target = workdir / "diff"
+    layers = 2 if args.smoke else 80
+    cmd = [sys.executable, "-m", "benchmarks._diff70b", str(target), str(layers)]
+    _log(f"- vista_core.diff of two Llama-style 70 B traces on the meta device, {layers} vs {layers + 1} layers")
+    proc = subprocess.run(cmd, cwd=Path(__file__).resolve().parent.parent, capture_output=True, text=True,
+                          check=False, timeout=1800, env=os.environ | {"PYTHONWARNINGS": "ignore"})
+    line = next((x for x in proc.stdout.splitlines() if x.startswith("DIFF70B ")), None)
+    if line is None:
+        tail = " | ".join(proc.stderr.strip().splitlines()[-5:])
+        results["diff70b"] = {"error": f"exit code {proc.returncode}: {tail}"}
+        _log(f"  FAILED {results['diff70b']['error']}")
+        return
+    figures = json.loads(line.removeprefix("DIFF70B "))
+    _log(f"  diff in {figures['diff_s'] * 1000:.0f} ms (median), document {figures['document_bytes'] / 1e6:.2f} MB")
+    if figures.get("page"):
+        try:
+            figures["first_draw_ms"] = round(first_draw_ms(Path(figures["page"])), 1)
+        except Exception as exc:  # noqa: BLE001
+            figures["first_draw_error"] = f"{type(exc).__name__}: {exc}"[:300]
+        _log(f"  page first draw {figures.get('first_draw_ms')} ms")
+    for key in ("document", "page"):
+        figures.pop(key, None)  # temporary files
+    results["diff70b"] = figures
+
+
 def _scale_section(args: argparse.Namespace, workdir: Path, results: dict[str, Any]) -> None:
     from ._scale import measure_scale
     from ._scale_models import SIZES, SMOKE_SIZES
@@ -143,8 +172,8 @@ def _coverage_section(args: argparse.Namespace, workdir: Path, results: dict[str
                                        workdir / "coverage", timeout=args.coverage_timeout, log=_log)
 
 
-_RUNNERS = {"trace": _trace_section, "pages": _pages_section, "meta": _meta_section, "scale": _scale_section,
-            "coverage": _coverage_section}
+_RUNNERS = {"trace": _trace_section, "pages": _pages_section, "meta": _meta_section, "diff": _diff_section,
+            "scale": _scale_section, "coverage": _coverage_section}
 
 
 def _parse(argv: list[str] | None) -> argparse.Namespace:
