@@ -58,8 +58,17 @@ def test_error_panel_shows_exception_and_traceback(documents: Documents, open_vi
     assert "RuntimeError" in text
     assert doc["error"]["message"] in text
     traceback = viewer.page.text_content(viewer.sel(".vista-error pre.vista-traceback"))
-    assert traceback.strip() == doc["error"]["traceback"].strip()
+    # torch's own Module.__call__ frames are left out by default; the user's stay.
     assert "browser_models.py" in traceback
+    assert "torch/nn/modules/module.py" in doc["error"]["traceback"]
+    assert "nn/modules/module.py" not in traceback
+    user_frames = [line for line in doc["error"]["traceback"].splitlines() if "browser_models.py" in line]
+    assert user_frames and all(line in traceback for line in user_frames)
+    viewer.page.click(viewer.sel('.vista-error button[data-action="toggle-torch-frames"]'))
+    traceback = viewer.page.text_content(viewer.sel(".vista-error pre.vista-traceback"))
+    assert traceback.strip() == doc["error"]["traceback"].strip()
+    viewer.page.click(viewer.sel('.vista-error button[data-action="toggle-torch-frames"]'))
+    assert "nn/modules/module.py" not in viewer.page.text_content(viewer.sel(".vista-error pre.vista-traceback"))
     viewer.page.screenshot(path=str(artifacts / "failing.png"))
 
 

@@ -3,6 +3,7 @@ keyboard moves, and search by shape."""
 
 from __future__ import annotations
 
+import copy
 from collections.abc import Callable
 from typing import Any
 
@@ -280,3 +281,39 @@ def test_enter_picks_the_op_and_arrows_walk_the_hits(documents: Documents, open_
     module = next(m for m in doc["modules"] if m["id"] == hits[1]["id"])
     viewer.page.wait_for_function("([sel, t]) => document.querySelector(sel)?.textContent === t",
                                   arg=[viewer.sel(".vista-details-content h3"), module["class_name"]])
+
+
+# [text, lines] of each text node (a part between <wbr>s) without spaces or hyphens, where a break is fine.
+SEGMENTS_ON_ONE_LINE = """els => els.flatMap(e => [...e.childNodes]
+    .filter(n => n.nodeType === 3 && !/[\\s-]/.test(n.data.trim()))
+    .map(n => { const r = document.createRange(); r.selectNodeContents(n);
+                const tops = new Set([...r.getClientRects()].map(q => Math.round(q.top)));
+                return [n.data, tops.size]; }))"""
+
+
+def test_details_wrap_long_names_between_parts_and_scroll_long_code(documents: Documents,
+                                                                    open_viewer: OpenPage) -> None:
+    doc = copy.deepcopy(documents("bert"))
+    module = max(doc["modules"], key=lambda m: len(m["path"]))
+    module["class_name"] = "VeryLongHuggingFace.ModelNameFor.SequenceClassification.WithPastAndCrossAttentions"
+    module["class_qualname"] = "transformers.models.very_long_model_name.modeling_very_long_model_name." + "Attn" * 8
+    module["source"] = {"file": "/home/someone/projects/a-long-project-name/src/models/modeling_something.py",
+                        "line": 1234, "function": "forward",
+                        "code": "hidden_states = self.output(" + ", ".join(f"argument_{i}" for i in range(40)) + ")"}
+    viewer = open_viewer(doc, depth=1)
+    viewer.evaluate_handle(f"h => h.select({module['id']!r})")
+    details = viewer.sel(".vista-details")
+    viewer.page.wait_for_selector(f"{details}:not([hidden]) .vista-source-code")
+    split: list[list[Any]] = viewer.page.eval_on_selector_all(
+        viewer.sel(".vista-details-content h3, .vista-details-content td, .vista-source-location"),
+        SEGMENTS_ON_ONE_LINE)
+    assert any(text.startswith("VeryLong") for text, _ in split)
+    assert [text for text, lines in split if lines != 1] == [], "a part was broken mid-word"
+    height = viewer.page.eval_on_selector(viewer.sel(".vista-details-content h3"),
+                                          "h => h.getBoundingClientRect().height")
+    assert height > 30, "the long class name wraps"
+    panel = viewer.page.eval_on_selector(details, "d => [d.scrollWidth, d.clientWidth]")
+    assert panel[0] <= panel[1] + 1, "the panel itself does not scroll sideways"
+    code = viewer.page.eval_on_selector(viewer.sel(".vista-source-code"),
+                                        "p => [p.scrollWidth, p.clientWidth, getComputedStyle(p).overflowX]")
+    assert code[0] > code[1] and code[2] == "auto", "the long source line scrolls"

@@ -19,7 +19,7 @@ export type ToolbarAction = (typeof TOOLBAR_ACTIONS)[number];
 export type GraphAction = "toggle" | "fold";
 
 /** Buttons of the details and error panels, each wired where its panel is built. */
-export type PanelAction = "close-details" | "show-failed" | "toggle-traceback";
+export type PanelAction = "close-details" | "show-failed" | "toggle-traceback" | "toggle-torch-frames";
 
 const KNOWN: ReadonlySet<string> = new Set(TOOLBAR_ACTIONS);
 

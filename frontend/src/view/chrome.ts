@@ -3,6 +3,7 @@
  * panel, progress indicator and legend. Only element creation and textContent.
  */
 import type { TraceError } from "../model/document";
+import { withoutTorchFrames } from "../model/traceback";
 import type { PanelAction, ToolbarAction } from "./actions";
 import type { Palette } from "./theme";
 
@@ -77,7 +78,8 @@ export function buildChrome(css: string): Chrome {
   const searchBox = h("div", "vista-search");
   const search = h("input");
   search.type = "search";
-  search.placeholder = "Search ops, modules, shapes (1×12×128)…";
+  search.placeholder = "Search ops, modules, shapes…";
+  search.title = "Ops by name, modules by path or class, tensors by shape (1×12×128, *×768); ↑/↓ walk the hits";
   search.dataset["control"] = "search";
   search.setAttribute("aria-label", "Search");
   const results = h("div", "vista-search-results");
@@ -151,8 +153,20 @@ export function buildErrorPanel(error: TraceError, onShow: (() => void) | null):
     b.addEventListener("click", onShow);
     actions.appendChild(b);
   }
-  const tb = h("pre", "vista-traceback", error.traceback);
+  // torch's own Module.__call__ frames hide the user's between them: left out until asked for.
+  const short = withoutTorchFrames(error.traceback);
+  const tb = h("pre", "vista-traceback", short.text);
   tb.tabIndex = 0;
+  const frames = button("toggle-torch-frames", `+ ${short.dropped} torch frames`, "Show the frames of torch's module.py too");
+  frames.setAttribute("aria-pressed", "false");
+  frames.addEventListener("click", () => {
+    const all = frames.getAttribute("aria-pressed") !== "true";
+    frames.setAttribute("aria-pressed", String(all));
+    tb.textContent = all ? error.traceback : short.text;
+    frames.textContent = all ? `− ${short.dropped} torch frames` : `+ ${short.dropped} torch frames`;
+    frames.title = all ? "Hide the frames of torch's module.py" : "Show the frames of torch's module.py too";
+    showTracebackEnd(panel);
+  });
   const more = button("toggle-traceback", "Full traceback", "Show the whole message and traceback");
   more.setAttribute("aria-expanded", "false");
   more.addEventListener("click", () => {
@@ -164,6 +178,7 @@ export function buildErrorPanel(error: TraceError, onShow: (() => void) | null):
     showTracebackEnd(panel);
   });
   if (error.traceback.trim() !== "") actions.appendChild(more);
+  if (short.dropped > 0) actions.appendChild(frames);
   head.append(title, actions);
   panel.append(head);
   if (error.traceback.trim() !== "") panel.appendChild(tb);

@@ -14,6 +14,24 @@ export function el<K extends keyof HTMLElementTagNameMap>(tag: K, className?: st
   return e;
 }
 
+/**
+ * Sets `e`'s text with a break opportunity (<wbr>) after every "." and "/", so long class names,
+ * module paths and file paths wrap between their parts instead of mid-word.
+ */
+export function setBreakable(e: HTMLElement, text: string): void {
+  e.replaceChildren();
+  for (const part of text.split(/(?<=[./\\])/)) {
+    if (e.childNodes.length > 0) e.appendChild(document.createElement("wbr"));
+    e.appendChild(document.createTextNode(part));
+  }
+}
+
+function heading(text: string): HTMLHeadingElement {
+  const h = el("h3");
+  setBreakable(h, text);
+  return h;
+}
+
 export function section(parent: HTMLElement, title: string): HTMLElement {
   const s = el("section", "vista-details-section");
   s.appendChild(el("h4", undefined, title));
@@ -27,7 +45,9 @@ export function table(parent: HTMLElement, rows: readonly Row[]): void {
   for (const [k, v] of rows) {
     const tr = el("tr");
     tr.appendChild(el("th", undefined, k));
-    tr.appendChild(el("td", undefined, v));
+    const td = el("td");
+    setBreakable(td, v);
+    tr.appendChild(td);
     t.appendChild(tr);
   }
   parent.appendChild(t);
@@ -36,7 +56,9 @@ export function table(parent: HTMLElement, rows: readonly Row[]): void {
 function sourceBlock(parent: HTMLElement, src: Source | undefined): void {
   if (src === undefined) return;
   const s = section(parent, "Source");
-  s.appendChild(el("div", "vista-source-location", `${src.file}:${src.line} in ${src.function}`));
+  const where = el("div", "vista-source-location");
+  setBreakable(where, `${src.file}:${src.line} in ${src.function}`);
+  s.appendChild(where);
   if (src.code !== undefined && src.code !== "") s.appendChild(el("pre", "vista-source-code", src.code));
 }
 
@@ -45,7 +67,7 @@ export function showNode(panel: HTMLElement, index: GraphIndex, node: Node): voi
   panel.replaceChildren();
   const head = el("header");
   head.appendChild(el("span", `vista-badge vista-badge-${node.kind}`, node.kind));
-  head.appendChild(el("h3", undefined, node.label));
+  head.appendChild(heading(node.label));
   panel.appendChild(head);
   const module = index.modules.get(node.module);
   const rows: Row[] = [["name", node.name]];
@@ -97,7 +119,7 @@ function sharedBlock(panel: HTMLElement, index: GraphIndex, node: Node, shared: 
 function showGroup(panel: HTMLElement, index: GraphIndex, group: LeafGroup): void {
   const head = el("header");
   head.appendChild(el("span", `vista-badge vista-badge-${group.kind}`, `${group.kind}s ×${group.nodes.length}`));
-  head.appendChild(el("h3", undefined, group.name));
+  head.appendChild(heading(group.name));
   panel.appendChild(head);
   // An output node's tensor is on the edge into it; an input node's is its own output.
   const members = new Set(group.nodes);
@@ -124,7 +146,7 @@ export function showModule(panel: HTMLElement, index: GraphIndex, module: Module
   }
   const head = el("header");
   head.appendChild(el("span", "vista-badge vista-badge-module", members.length > 1 ? `module ×${members.length}` : "module"));
-  head.appendChild(el("h3", undefined, module.class_name));
+  head.appendChild(heading(module.class_name));
   panel.appendChild(head);
   const rows: Row[] = [
     ["class", module.class_qualname],
