@@ -140,7 +140,8 @@ export class Insight {
       case "bytes":
         return node.kind === "op" || node.kind === "error" ? node.bytes : undefined;
       case "params":
-        return node.kind === "parameter" || node.kind === "buffer" ? numel(node.outputs?.[0]) : undefined;
+        // Buffers are no parameters (num_params leaves them out too).
+        return node.kind === "parameter" ? numel(node.outputs?.[0]) : undefined;
       case "time":
         return nodeTime(node);
       case "nonfinite":

@@ -164,7 +164,7 @@ export function paintHeat(input: PaintInput): HeatScale | null {
     if (isTitle) {
       const v = figures.get(id);
       const r = layout.rects[id];
-      if (v !== undefined && r !== undefined && key !== "params") titleFigure(g, formatMeasure(key, v), r.width, controlsOf(viewport, id), input);
+      if (v !== undefined && v > 0 && r !== undefined && key !== "params") titleFigure(g, formatMeasure(key, v), r.width, controlsOf(viewport, id), input);
       continue;
     }
     const v = figures.get(id);

@@ -94,7 +94,11 @@ export class HotSpotsPanel {
 
   private render(): void {
     this.body.replaceChildren();
-    for (const b of this.root.querySelectorAll<HTMLButtonElement>("button[data-tab]")) b.setAttribute("aria-pressed", String(b.dataset["tab"] === this.tab));
+    for (const b of this.root.querySelectorAll<HTMLButtonElement>("button[data-tab]")) {
+      b.setAttribute("aria-pressed", String(b.dataset["tab"] === this.tab));
+      // Parameters are held by parameter nodes, not ops.
+      if (b.dataset["tab"] === "op") b.textContent = this.key === "params" ? "Tensors" : "Ops";
+    }
     const { insight, key } = this;
     if (insight === null || key === null) {
       this.body.appendChild(el("div", "vista-hotspots-empty", "This document has no measure to rank by."));
