@@ -12,6 +12,7 @@ import type { GraphAction } from "./actions";
 import { CONTROL_INSET, foldButtonWidth, TOGGLE_SIZE, type Look, type TextLine } from "./looks";
 import { FONT_FAMILY, LABEL_FAMILY } from "./measure";
 import type { Palette } from "./theme";
+import { edgeBounds, intersects, routesById } from "./virtual";
 
 export interface DrawInput {
   readonly visible: VisibleGraph;
@@ -22,6 +23,8 @@ export interface DrawInput {
   readonly palette: Palette;
   /** Id of this viewer's arrowhead marker: unique per viewer instance. */
   readonly markerId: string;
+  /** Only what meets this rectangle (graph coordinates) is drawn; everything when absent (see virtual.ts). */
+  readonly window?: Rect | null;
 }
 
 type G = Selection<SVGGElement, unknown, null, undefined>;
@@ -130,7 +133,7 @@ export class GraphRenderer {
     let inOrder = true;
     for (const c of ordered) {
       const r = layout.rects[c.id];
-      if (r === undefined) continue;
+      if (r === undefined || (input.window != null && !intersects(r, input.window))) continue;
       const depth = input.depthOf(c.id);
       const lines = input.headers.get(c.id) ?? [];
       const key = `${r.width}|${r.height}|${depth}|${c.failed}|${c.run}|${lines.map((l) => l.text).join("|")}`;
@@ -189,11 +192,12 @@ export class GraphRenderer {
 
   private drawEdges(input: DrawInput): void {
     const { visible, layout, palette } = input;
-    const routes = new Map(layout.edges.map((r) => [r.id, r]));
+    const routes = routesById(layout.edges);
     const next = new Map<string, KeptEdge>();
     for (const e of visible.edges) {
       const route = routes.get(e.id);
       if (route === undefined || route.points.length < 2) continue;
+      if (input.window != null && !intersects(edgeBounds(route), input.window)) continue;
       let kept = this.edges.get(e.id);
       if (kept === undefined) {
         const el = this.layers.edges
@@ -262,7 +266,7 @@ export class GraphRenderer {
     for (const item of visible.items.values()) {
       const r = layout.rects[item.id];
       const look = input.looks.get(item.id);
-      if (r === undefined || look === undefined) continue;
+      if (r === undefined || look === undefined || (input.window != null && !intersects(r, input.window))) continue;
       const key =
         `${item.type}|${look.shape}|${look.width}|${look.height}|${item.failed}|` +
         (item.type === "box" ? `${item.repeat}|${look.fold}|` : `${item.node.kind}|`) +

@@ -25,11 +25,13 @@ import type { Look, TextLine } from "./looks";
 import { clampFrame, countInView, lookingAt } from "./frame";
 import { createMeasure, type Measure } from "./measure";
 import { Minimap } from "./minimap";
-import { GraphRenderer } from "./render";
+import { GraphRenderer, type DrawInput } from "./render";
 import { sizeVisibleGraph } from "./sizing";
 import { wireGraph } from "./graph-events";
 import { wireSearch } from "./search-results";
 import { mark } from "../perf";
+import { ViewWindow } from "./virtual";
+import { drawOverview, itemsIn, OVERVIEW_ABOVE } from "./virtual-overview";
 import css from "./styles.css";
 import insightCss from "./insight.css";
 import { InsightView } from "./insight-view";
@@ -89,6 +91,8 @@ export interface DrawnView {
 type ViewTarget = { kind: "fit" } | { kind: "overview" } | { kind: "focus"; id: string } | { kind: "center"; id: string } | { kind: "anchor"; anchor: Anchor } | { kind: "context"; anchor: Anchor | null } | { kind: "keep" };
 
 const PROGRESS_DELAY_MS = 150;
+/** A window that meets nothing: the renderer draws no box while the overview stands in. */
+const EMPTY = { x: -1e12, y: -1e12, width: 0, height: 0 };
 let instances = 0;
 
 export class Viewer {
@@ -99,6 +103,9 @@ export class Viewer {
   private readonly renderer: GraphRenderer;
   private readonly insight: InsightView;
   private readonly lineage: LineageControl;
+  private readonly window: ViewWindow;
+  /** The far-out drawing of a big graph, above the renderer's layers (see virtual-overview.ts). */
+  private readonly overviewLayer: SVGGElement;
   private index: GraphIndex | null = null;
   private state: states.ViewState | null = null;
   private visible: VisibleGraph | null = null;
@@ -135,6 +142,8 @@ export class Viewer {
     this.chrome.root.style.height = options.height ?? "100%";
     container.appendChild(this.chrome.root);
     this.renderer = new GraphRenderer(this.chrome.viewport);
+    this.overviewLayer = this.chrome.viewport.appendChild(container.ownerDocument.createElementNS("http://www.w3.org/2000/svg", "g"));
+    this.overviewLayer.setAttribute("class", "vista-layer-overview");
     this.measure = createMeasure();
     this.insight = new InsightView(this.chrome.toolbar, this.chrome.canvas, this.chrome.viewport, this.measure, {
       index: () => this.index,
@@ -154,6 +163,7 @@ export class Viewer {
     this.chrome.details.insertBefore(this.lineage.bar, this.chrome.detailsContent);
     this.minimap = new Minimap(this.chrome.canvas, (x, y) => this.camera.centerAt(x, y));
     this.camera.watch(() => this.minimap.follow(this.camera.frame(), this.camera.view()));
+    this.window = new ViewWindow(this.chrome.svg, this.chrome.viewport, () => this.camera.transform(), () => this.redraw(), this.cleanups);
     this.wireEvents();
     wireSearch(this.chrome, () => this.index, (id) => void this.select(id));
 
@@ -342,6 +352,7 @@ export class Viewer {
     this.headers = headers;
     this.chrome.root.dataset["layoutMs"] = result.stats.milliseconds.toFixed(1);
     this.chrome.root.dataset["graphvizRuns"] = String(result.stats.graphvizRuns);
+    this.chrome.root.dataset["items"] = String(visible.items.size);
     mark("layout-received");
     this.redraw();
     this.applyTarget(target);
@@ -349,9 +360,25 @@ export class Viewer {
   }
 
   private redraw(): void {
-    if (this.visible === null || this.layout === null || this.index === null) return;
+    const input = this.drawInput();
+    if (input === null || this.index === null) return;
+    const window = this.window.windowFor(input.visible.items.size);
+    // Too many boxes in the window to paint in a frame: an overview instead (virtual-overview.ts).
+    const overview = window !== null && itemsIn(input.visible, input.layout, window) > OVERVIEW_ABOVE;
+    this.renderer.draw({ ...input, window: overview ? EMPTY : window });
+    drawOverview(this.overviewLayer, input.visible, input.layout, overview ? window : null, input.palette);
+    this.insight.paint();
+    this.drawSelectionOutline();
+    markSelectedEdge(this.chrome.svg, this.selectedEdge);
+    this.applyLineage();
+    this.minimap.draw({ visible: input.visible, layout: input.layout, depthOf: input.depthOf, palette: input.palette });
+    this.hooks.drawn?.({ viewport: this.chrome.viewport, index: this.index, visible: input.visible, layout: input.layout, palette: input.palette });
+  }
+
+  private drawInput(): DrawInput | null {
+    if (this.visible === null || this.layout === null || this.index === null) return null;
     const index = this.index;
-    this.renderer.draw({
+    return {
       visible: this.visible,
       layout: this.layout,
       looks: this.looks,
@@ -359,18 +386,23 @@ export class Viewer {
       depthOf: (id) => index.moduleDepth.get(id) ?? 0,
       palette: this.palette(),
       markerId: this.markerId,
-    });
-    this.insight.paint();
-    this.drawSelectionOutline();
-    markSelectedEdge(this.chrome.svg, this.selectedEdge);
-    this.applyLineage();
-    this.minimap.draw({ visible: this.visible, layout: this.layout, depthOf: (id) => index.moduleDepth.get(id) ?? 0, palette: this.palette() });
-    this.hooks.drawn?.({ viewport: this.chrome.viewport, index, visible: this.visible, layout: this.layout, palette: this.palette() });
+    };
   }
 
   /** The camera, for views that move several viewers together. */
   cameraOf(): Camera {
     return this.camera;
+  }
+
+  /** The whole graph drawn apart from the page, for an export of a graph drawn by window. */
+  private wholeDrawing(): SVGGElement {
+    const g = this.container.ownerDocument.createElementNS("http://www.w3.org/2000/svg", "g");
+    const input = this.drawInput();
+    if (input === null || this.index === null) return g;
+    new GraphRenderer(g).draw({ ...input, window: null });
+    // Decorated as the page's drawing is (diff marks), which exports show too.
+    this.hooks.drawn?.({ viewport: g, index: this.index, visible: input.visible, layout: input.layout, palette: input.palette });
+    return g;
   }
 
   private drawSelectionOutline(): void {
@@ -657,7 +689,7 @@ export class Viewer {
 
   private exportSource(): ExportSource {
     return {
-      viewport: this.chrome.viewport,
+      viewport: this.window.active ? this.wholeDrawing() : this.chrome.viewport,
       width: this.layout?.width ?? 0,
       height: this.layout?.height ?? 0,
       background: this.palette().background,

@@ -1,0 +1,60 @@
+/**
+ * The far-out picture of a big graph: when the window holds more boxes than the DOM can paint
+ * in a frame (a Fit of 50,000 nodes), every box in it becomes one subpath of a few <path>
+ * elements (open modules, closed boxes, edges as polylines) instead of a group with text each.
+ * Nothing is readable at that zoom anyway; zooming in brings the full drawing back.
+ */
+import type { LayoutResult, Rect } from "../layout/types";
+import type { VisibleGraph } from "../model/visible";
+import type { Palette } from "./theme";
+import { edgeBounds, intersects } from "./virtual";
+
+/** Boxes in the window above which it is drawn as an overview. */
+export const OVERVIEW_ABOVE = 1500;
+
+const SVG_NS = "http://www.w3.org/2000/svg";
+
+/** How many drawn items of `visible` meet `window`. */
+export function itemsIn(visible: VisibleGraph, layout: LayoutResult, window: Rect): number {
+  let n = 0;
+  for (const id of visible.items.keys()) {
+    const r = layout.rects[id];
+    if (r !== undefined && intersects(r, window)) n++;
+  }
+  return n;
+}
+
+const rectPath = (r: Rect): string => `M${r.x.toFixed(1)},${r.y.toFixed(1)}h${r.width.toFixed(1)}v${r.height.toFixed(1)}h${(-r.width).toFixed(1)}Z`;
+
+/** Draws the overview of what meets `window` into `layer` (emptied first); null `window` only empties it. */
+export function drawOverview(layer: SVGGElement, visible: VisibleGraph, layout: LayoutResult, window: Rect | null, palette: Palette): void {
+  while (layer.firstChild !== null) layer.firstChild.remove();
+  if (window === null) return;
+  const parts = { modules: [] as string[], items: [] as string[], edges: [] as string[] };
+  for (const c of visible.containers.keys()) {
+    const r = layout.rects[c];
+    if (r !== undefined && intersects(r, window)) parts.modules.push(rectPath(r));
+  }
+  for (const id of visible.items.keys()) {
+    const r = layout.rects[id];
+    if (r !== undefined && intersects(r, window)) parts.items.push(rectPath(r));
+  }
+  for (const route of layout.edges) {
+    if (route.points.length < 2 || !intersects(edgeBounds(route), window)) continue;
+    parts.edges.push("M" + route.points.map((p) => `${p.x.toFixed(0)},${p.y.toFixed(0)}`).join("L"));
+  }
+  const path = (d: string[], fill: string, stroke: string): void => {
+    if (d.length === 0) return;
+    const el = layer.ownerDocument.createElementNS(SVG_NS, "path");
+    el.setAttribute("d", d.join(""));
+    el.setAttribute("fill", fill);
+    el.setAttribute("stroke", stroke);
+    // Hairlines at any zoom: the overview is seen from far out.
+    el.setAttribute("vector-effect", "non-scaling-stroke");
+    el.setAttribute("stroke-width", "1");
+    layer.appendChild(el);
+  };
+  path(parts.modules, palette.moduleFills[1] ?? palette.background, palette.moduleStroke);
+  path(parts.edges, "none", palette.edge);
+  path(parts.items, palette.nodes.box.fill, palette.nodes.box.stroke);
+}
