@@ -183,3 +183,38 @@ def test_bad_arguments_say_what_to_pass() -> None:
         diff(diff(graph, graph).to_dict(), graph)
     with pytest.raises(vista_core.SchemaVersionError, match=r"'9\.0'"):
         diff(graph.to_dict() | {"schema_version": "9.0"}, graph)
+
+
+class _Residual(nn.Module):
+    def __init__(self) -> None:
+        super().__init__()
+        self.fc = nn.Linear(3, 3)
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        return x + torch.relu(self.fc(x))
+
+
+class _Layers(nn.Module):
+    """Blocks with the residual inside them (as Llama's), then a head."""
+
+    def __init__(self, layers: int) -> None:
+        super().__init__()
+        self.layers = nn.ModuleList([_Residual() for _ in range(layers)])
+        self.head = nn.Linear(3, 2)
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        for layer in self.layers:
+            x = layer(x)
+        return self.head(x)
+
+
+def test_a_layer_added_after_a_run_keeps_the_whole_run_folded() -> None:
+    # The last old layer now feeds the new layer instead of the head: that edge changed, the
+    # layer did not, so it stays in the fold with the others.
+    x = torch.randn(2, 3)
+    result = diff(vista_core.trace(_Layers(3), (x,)), vista_core.trace(_Layers(4), (x,)))
+    paths = {m.id: m.path for m in result.union.modules}
+    removed = [c for c in result.changes if c.element == "edge" and c.status == "removed"]
+    assert [paths[result.union.node(c.id.split(":")[0]).module] for c in removed] == ["layers.2"]
+    (block,) = result.union.repeated_blocks
+    assert [paths[m] for m in block.modules] == ["layers.0", "layers.1", "layers.2"]

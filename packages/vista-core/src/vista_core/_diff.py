@@ -456,8 +456,10 @@ class _Differ:
                 starts = [node_module[change.id]]
                 changed_nodes.add(change.id)
             else:
+                # An edge lies in the innermost call holding both its ends: the calls it leaves
+                # or enters are unchanged inside (a removed layer's neighbours still fold).
                 source, target = change.id.split("->")
-                starts = [node_module[source.split(":")[0]], node_module[target.split(":")[0]]]
+                starts = [self._common_call(node_module[source.split(":")[0]], node_module[target.split(":")[0]])]
             for module in starts:
                 current: str | None = module
                 while current is not None and current not in dirty:
@@ -480,6 +482,18 @@ class _Differ:
                 inputs=tuple(_renamed(t, source=node_u[t.source]) for t in record.inputs),
                 outputs=tuple(_renamed(t, source=node_u[t.source]) for t in record.outputs)))
         return out
+
+    def _common_call(self, first: str, second: str) -> str:
+        ancestors = set()
+        current: str | None = first
+        while current is not None:
+            ancestors.add(current)
+            current = self.parent_of[current]
+        current = second
+        while current not in ancestors:
+            assert current is not None  # the root is everyone's ancestor
+            current = self.parent_of[current]
+        return current
 
     def _union_blocks(self) -> list[RepeatedBlock]:
         """The folds of the union: runs of a block's calls with no change inside them, and with
