@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import copy
 import io
 import xml.etree.ElementTree as ET
 from collections.abc import Callable
@@ -104,3 +105,30 @@ def test_pdf_export_is_vector(documents: Documents, open_viewer: OpenPage, tmp_p
     xobjects = resources.get("/XObject") if hasattr(resources, "get") else None
     images = [x for x in (xobjects or {}).values() if x.get_object().get("/Subtype") == "/Image"]
     assert len(images) == 0
+
+
+def test_exports_leave_out_the_controls(documents: Documents, open_viewer: OpenPage, tmp_path: Path) -> None:
+    doc = documents("gpt2")
+    viewer = open_viewer(doc, depth=2)
+    viewer.evaluate_handle("h => h.expandAll()")
+    viewer.page.wait_for_selector(viewer.sel('[data-action="fold"]'), state="attached")
+    assert viewer.page.query_selector(viewer.sel('[data-action="toggle"]')) is not None
+    root = ET.fromstring(viewer.evaluate_handle("h => h.exportSVG()"))
+    assert [e.tag for e in root.iter() if e.get("data-action") is not None] == []
+    texts = ["".join(t.itertext()) for t in root.iter(f"{SVG}text")]
+    assert not [t for t in texts if t in ("+", "−", "-") or (t.startswith("×") and t[1:].isdigit())]
+    assert "Block" in " ".join(texts) or "GPT2Block" in " ".join(texts)
+    # The PDF too: no lone +/− and no "×3" button; every op label is there.
+    _, data = _download(viewer, "export-pdf", tmp_path)
+    lines = [line.strip() for line in PdfReader(io.BytesIO(data)).pages[0].extract_text().splitlines()]
+    assert not [t for t in lines if t in ("+", "−", "-") or (t.startswith("×") and t[1:].isdigit())]
+
+
+def test_pdf_draws_the_minus_sign(documents: Documents, open_viewer: OpenPage, tmp_path: Path) -> None:
+    doc = copy.deepcopy(documents("mlp"))
+    op = next(n for n in doc["nodes"] if n["kind"] == "op")
+    op["label"] = "x−1"
+    viewer = open_viewer(doc, depth=99)
+    _, data = _download(viewer, "export-pdf", tmp_path)
+    text = PdfReader(io.BytesIO(data)).pages[0].extract_text()
+    assert "x-1" in text or "x−1" in text, text

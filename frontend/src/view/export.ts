@@ -23,7 +23,7 @@ export interface ExportSource {
   readonly background: string;
 }
 
-/** A standalone <svg> element with the drawn graph (no selection outline). */
+/** A standalone <svg> element with the drawn graph: no selection outline, no +/− or ×N buttons. */
 export function exportSvgElement(src: ExportSource): SVGSVGElement {
   const w = Math.max(1, Math.ceil(src.width + 2 * MARGIN));
   const h = Math.max(1, Math.ceil(src.height + 2 * MARGIN));
@@ -41,7 +41,11 @@ export function exportSvgElement(src: ExportSource): SVGSVGElement {
   svg.appendChild(bg);
   const copy = src.viewport.cloneNode(true) as SVGGElement;
   copy.removeAttribute("transform");
-  copy.querySelectorAll(".vista-layer-highlight, .vista-edge-hit").forEach((e) => e.remove());
+  // Controls and hit areas are for the screen; a picture of the graph has no use for them.
+  copy.querySelectorAll(".vista-layer-highlight, .vista-edge-hit, [data-action]").forEach((e) => e.remove());
+  for (const a of ["data-dim", "data-selected", "tabindex", "role", "aria-label"]) {
+    copy.querySelectorAll(`[${a}]`).forEach((e) => e.removeAttribute(a));
+  }
   svg.appendChild(copy);
   return svg;
 }
@@ -84,8 +88,9 @@ export async function exportPng(src: ExportSource, scale = 2): Promise<Blob> {
 /** Adjusts a copy of the SVG to what svg2pdf draws faithfully (standard PDF fonts, no halos). */
 function pdfFriendly(svg: SVGSVGElement): void {
   svg.querySelectorAll("text").forEach((t) => {
-    // The standard fonts are WinAnsi-encoded: write the minus sign of the toggles as a hyphen.
-    if (t.textContent === "−") t.textContent = "-";
+    // The standard fonts are WinAnsi-encoded, which has no minus sign (U+2212): a hyphen draws it.
+    const text = t.textContent ?? "";
+    if (text.includes("\u2212")) t.textContent = text.replaceAll("\u2212", "-");
     t.setAttribute("font-family", "helvetica");
     const weight = Number(t.getAttribute("font-weight") ?? "400");
     t.setAttribute("font-weight", weight >= 600 ? "bold" : "normal");
