@@ -1,0 +1,101 @@
+"""A 10,000-node page (a traced stack of 2,000 residual blocks in one open module): drawn by
+window (frontend view/virtual.ts), so what matters is that nothing is lost. Everything search
+reaches is drawn when jumped to, exports hold every node of the current state, and the page
+raises nothing (the `open_html` fixture fails the test on a page error). Correctness only: the
+times are the benchmark's (benchmarks/_scale.py).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+import torch
+from browser_page import OpenPage, Viewer
+
+import vista_core
+
+pytestmark = pytest.mark.browser
+
+BLOCKS = 2_000
+
+
+class Block(torch.nn.Module):
+    def __init__(self) -> None:
+        super().__init__()
+        self.fc = torch.nn.Linear(4, 4)
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        return x + torch.relu(self.fc(x))
+
+
+@pytest.fixture(scope="module")
+def stack() -> dict[str, Any]:
+    torch.manual_seed(0)
+    model = torch.nn.Sequential(*(Block() for _ in range(BLOCKS))).eval()
+    with torch.no_grad():
+        document: dict[str, Any] = vista_core.trace(model, (torch.randn(1, 4),)).to_dict()
+    assert len(document["nodes"]) == 5 * BLOCKS + 2
+    return document
+
+
+# Ids of the drawn nodes and modules of the viewer's SVG export, parsed by the browser.
+_EXPORTED = """h => {
+  const svg = new DOMParser().parseFromString(h.exportSVG(), 'image/svg+xml');
+  const ids = (css) => [...svg.querySelectorAll(css)].map((g) => g.dataset.id);
+  return { nodes: ids('g.vista-node'), open: ids('g.vista-module[data-state="expanded"]'),
+           closed: ids('g.vista-module[data-state="collapsed"]') };
+}"""
+
+
+def _open_all(viewer: Viewer, document: dict[str, Any]) -> None:
+    viewer.click_action("expand-all")
+    viewer.page.wait_for_function(
+        "([root, n]) => { const r = document.querySelector(root);"
+        " return r.dataset.state === 'ready' && r.dataset.items === String(n); }",
+        arg=[viewer.root, len(document["nodes"])], timeout=180_000)
+
+
+def test_a_10k_node_page_draws_what_search_jumps_to(stack: dict[str, Any], open_viewer: OpenPage) -> None:
+    viewer = open_viewer(stack, depth=1)
+    _open_all(viewer, stack)
+    # Only what is near the view is in the page, so the jumps below really draw something new.
+    assert viewer.page.locator(viewer.sel("g.vista-node")).count() < len(stack["nodes"]) // 5
+    path_of = {m["id"]: m["path"] for m in stack["modules"]}
+    targets = []
+    for k in [*range(0, BLOCKS, BLOCKS // 8), BLOCKS - 1]:
+        # The block's Linear by its path, and the block's add among the hits for "add".
+        linear = next(m for m, path in path_of.items() if path == f"{k}.fc")
+        assert linear in viewer.evaluate_handle(f"h => h.search({f'{k}.fc'!r})")
+        add = next(n["id"] for n in stack["nodes"] if n["label"] == "add" and path_of[n["module"]] == str(k))
+        targets += [linear, add]
+    adds = viewer.evaluate_handle("h => h.search('add')")
+    assert adds[0] == targets[1]
+    for hit in targets:
+        viewer.evaluate_handle(f"h => h.select({hit!r})")
+        viewer.page.wait_for_selector(viewer.sel(f'g[data-id="{hit}"]'), state="attached", timeout=30_000)
+        # The jumped-to box is on screen, not just in the DOM.
+        box = viewer.page.locator(viewer.sel(f'g[data-id="{hit}"]')).first.bounding_box()
+        assert box is not None and 0 <= box["y"] + box["height"] / 2 <= 800
+
+
+def test_a_10k_node_page_exports_every_node_of_its_state(stack: dict[str, Any], open_viewer: OpenPage) -> None:
+    viewer = open_viewer(stack, depth=1)
+    _open_all(viewer, stack)
+    exported = viewer.evaluate_handle(_EXPORTED)
+    assert sorted(exported["nodes"]) == sorted(n["id"] for n in stack["nodes"])
+    assert sorted(exported["open"]) == sorted(m["id"] for m in stack["modules"])
+    assert exported["closed"] == []
+    # Closing one block: its nodes leave the export, its box comes in.
+    block = next(m["id"] for m in stack["modules"] if m["path"] == "7")
+    viewer.evaluate_handle(f"h => h.select({block!r})")
+    viewer.page.wait_for_selector(viewer.sel(f'g.vista-module[data-id="{block}"] [data-action="toggle"]'),
+                                  state="attached", timeout=30_000)
+    viewer.click_toggle(block)
+    viewer.page.wait_for_selector(viewer.sel(f'g.vista-module[data-id="{block}"][data-state="collapsed"]'),
+                                  state="attached", timeout=60_000)
+    viewer.wait_ready()
+    inside = {m["id"] for m in stack["modules"] if m["path"].startswith("7.") or m["path"] == "7"}
+    exported = viewer.evaluate_handle(_EXPORTED)
+    assert exported["closed"] == [block]
+    assert sorted(exported["nodes"]) == sorted(n["id"] for n in stack["nodes"] if n["module"] not in inside)
