@@ -105,5 +105,6 @@ describe("marks of drawn items", () => {
     expect(formatValue(1234567)).toBe("1,234,567");
     expect(formatValue(null)).toBe("none");
     expect(formatValue({ p: 0.1 })).toBe('{"p":0.1}');
+    expect(formatValue({ name: "keys", shape: [1, 2, 8, 16], dtype: "float32", device: "cpu" })).toBe("1×2×8×16 · float32");
   });
 });

@@ -210,7 +210,7 @@ export function stackDiff(): Record<string, unknown> {
   const union = stackedBlocks(3);
   union.edges.push({ source: "n6", source_output: 0, target: "n10", target_input: 0, tensor: T([2, 4]) });
   const same = (ids: string[]): [string, string, string][] => ids.map((id) => [id, id, id]);
-  const added = (element: string, id: string) => ({ element, id, a: null, b: id, status: "added" });
+  const added = (element: string, id: string) => ({ element, id, a: null, b: id, status: "added", fields: [] });
   return {
     diff_version: "1.0",
     a,
@@ -229,7 +229,7 @@ export function stackDiff(): Record<string, unknown> {
       added("edge", "n8:0->n9:0"),
       added("edge", "n6:0->n9:1"),
       added("edge", "n9:0->n10:0"),
-      { element: "edge", id: "n6:0->n10:0", a: "n6:0->n7:0", b: null, status: "removed" },
+      { element: "edge", id: "n6:0->n10:0", a: "n6:0->n7:0", b: null, status: "removed", fields: [] },
     ],
     matches: {
       modules: same(["m0", "m1", "m2", "m3", "m4"]),

@@ -4,30 +4,15 @@
  * each module call holds in its subtree, the matched pairs, and the walk order. No DOM here.
  */
 import { DocumentError, moduleAncestry, readDocument, type Edge, type GraphIndex } from "./document";
+import type { Change } from "./schema.generated";
 
 /** The diff_version major this viewer reads. */
 export const SUPPORTED_DIFF_MAJOR = 1;
 
-export type ChangeStatus = "added" | "removed" | "changed";
-export type ChangeElement = "module" | "node" | "edge";
+export type { Change, DiffDocument, FieldChange } from "./schema.generated";
+export type ChangeStatus = Change["status"];
+export type ChangeElement = Change["element"];
 export type Side = "a" | "b";
-
-export interface FieldChange {
-  /** A readable path into the element: `outputs[0].shape`, `class_name`. */
-  readonly field: string;
-  readonly a: unknown;
-  readonly b: unknown;
-}
-
-export interface Change {
-  readonly element: ChangeElement;
-  /** Union id; for an edge `<source>:<source_output>-><target>:<target_input>` in union ids. */
-  readonly id: string;
-  readonly a: string | null;
-  readonly b: string | null;
-  readonly status: ChangeStatus;
-  readonly fields?: readonly FieldChange[];
-}
 
 /** The changes of one graph (the union, a or b) by its own ids. */
 export interface DiffMarks {
@@ -287,5 +272,10 @@ export function formatValue(value: unknown): string {
   if (Array.isArray(value) && value.every((x) => typeof x === "number")) return value.length === 0 ? "scalar" : value.join("×");
   if (typeof value === "string") return value;
   if (typeof value === "number") return value.toLocaleString("en-US");
+  if (typeof value === "object" && Array.isArray((value as { shape?: unknown }).shape)) {
+    // A tensor's metadata (an output added or dropped): its shape and dtype, as labels show tensors.
+    const t = value as { shape: unknown[]; dtype?: unknown };
+    return [formatValue(t.shape), typeof t.dtype === "string" ? t.dtype : ""].filter((x) => x !== "").join(" · ");
+  }
   return JSON.stringify(value);
 }

@@ -216,6 +216,7 @@ export class DiffViewer {
   private async showChange(d: DiffIndex, i: number): Promise<void> {
     const change = d.changes[i];
     if (change === undefined) return;
+    this.root.dataset["change"] = change.id;
     if (this.current === "unified" || this.panes === null) {
       const target = changeTarget(d, change, null);
       if (target !== null) {
@@ -225,9 +226,13 @@ export class DiffViewer {
       return;
     }
     const panes = this.panes;
+    const targets = { a: changeTarget(d, change, "a"), b: changeTarget(d, change, "b") };
+    // Remembered as b's element where it has one, so going back to one graph keeps it selected.
+    if (targets.b !== null) this.picked = { side: "b", id: targets.b };
+    else if (targets.a !== null) this.picked = { side: "a", id: targets.a };
     await Promise.all(
       (["a", "b"] as const).map((side) => {
-        const target = changeTarget(d, change, side);
+        const target = targets[side];
         return target === null ? Promise.resolve() : panes[side].select(target);
       }),
     );
@@ -242,6 +247,7 @@ export class DiffViewer {
     const at = unionId === null ? -1 : d.changes.findIndex((c) => c.element !== "edge" && c.id === unionId);
     if (at >= 0) {
       this.walked = at;
+      this.root.dataset["change"] = unionId ?? "";
       this.showPosition();
     }
     if (side !== null) this.panes?.picked(d, side, id);
