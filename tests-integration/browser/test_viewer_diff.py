@@ -58,22 +58,10 @@ OpenDiff = Callable[..., Page]
 
 @pytest.fixture
 def open_diff(open_html: Callable[..., Page]) -> OpenDiff:
-    """open_diff(diff, depth=1, scheme="light") -> a page showing the diff view, ready.
-
-    The page is render_html's, its viewer replaced through the public VistaViewer.mount()
-    with the diff document (what the page's loader does when it is handed one)."""
+    """open_diff(diff, depth=1, scheme="light") -> render_html's page of the diff document, ready."""
 
     def open_(diff: Diff, *, depth: int = 1, scheme: str = "light") -> Page:
-        page = open_html(render_html(diff["b"], height="800px"), color_scheme=scheme)
-        Viewer(page).wait_ready()
-        page.evaluate(
-            """([doc, options]) => {
-                const root = document.querySelector("[data-vista=root]");
-                root.vistaHandle.destroy();
-                root.vistaHandle = VistaViewer.mount(root, doc, options);
-            }""",
-            [diff, {"depth": depth, "height": "780px"}],
-        )
+        page = open_html(render_html(diff, depth=depth, height="780px"), color_scheme=scheme)
         page.wait_for_selector(".vista-diff[data-state=ready]", state="attached", timeout=READY_TIMEOUT_MS)
         return page
 
