@@ -22,17 +22,16 @@ describe("readDiffDocument", () => {
     expect(d.b.byEdge.has("n6:0->n10:0")).toBe(false);
   });
 
-  it("counts the changes inside each module call's subtree, not its own", () => {
+  it("counts the changes inside each module call's subtree, not its own; an edge in the call holding both ends", () => {
     const d = readDiffDocument(stackDiff());
-    // Block 0 holds the changed linear (in its Linear m2); the added block 2 holds m6, n7-n9 and 4 of the edges.
     const inside = (id: string) => d.union.inside.get(id)?.size ?? 0;
     expect(inside("m1")).toBe(1);
     expect(inside("m2")).toBe(1);
-    expect(inside("m5")).toBe(1 + 3 + 5); // m6, n7-n9, the five edges to or from them
-    expect(inside("m3")).toBe(3); // block 1: its add feeds the two added edges and the removed one
+    // m6, n7-n9, and the edges n7 -> n8 (in m6) and n8 -> n9 (in m5); the edges from block 1 lie in the root.
+    expect(inside("m5")).toBe(1 + 3 + 2);
+    expect(inside("m6")).toBe(2 + 1);
+    expect(inside("m3")).toBe(0); // block 1 is unchanged: the edges leaving it lie in the root
     expect(inside("m0")).toBe(12); // the root: every change
-    expect(inside("m6")).toBe(2 + 3); // n7, n8 and the three edges to or from n8
-
   });
 
   it("maps matched ids both ways and union ids to each side", () => {
@@ -71,12 +70,12 @@ describe("marks of drawn items", () => {
     expect(run?.type === "box" && run.members).toEqual(["m1", "m3", "m5"]);
     const mark = itemMark(d.union, run?.type === "box" ? run.members : []);
     expect(mark.status).toBeNull();
-    // m1's one, m3's three, m5 itself and its nine, the edges n6 -> n8, n6 -> n9 counted once.
-    expect(mark.inside).toBe(1 + 3 + 1 + 9 - 2);
+    // m1's one, m5 itself and its six.
+    expect(mark.inside).toBe(1 + 1 + 6);
     // Unfolded, each call is a box of its own: the added one says so.
     const open = computeVisibleGraph(index, toggle(index, stateAtDepth(index, 1, ALL), "m1"));
     expect(open.items.has("m5")).toBe(true);
-    expect(itemMark(d.union, ["m5"])).toEqual({ status: "added", inside: 9 });
+    expect(itemMark(d.union, ["m5"])).toEqual({ status: "added", inside: 6 });
     expect(itemMark(d.union, ["n1"])).toEqual({ status: null, inside: 0 });
   });
 

@@ -97,7 +97,8 @@ def _inside(diff: Diff) -> dict[str, int]:
             holders = set(chain(module_of[c["id"]]))
         else:
             source, target = re.fullmatch(r"(.+):\d+->(.+):\d+", c["id"]).groups()  # type: ignore[union-attr]
-            holders = set(chain(module_of[source])) | set(chain(module_of[target]))
+            # The innermost call holding both ends, and its ancestors (vista_core.diff's rule too).
+            holders = set(chain(module_of[source])) & set(chain(module_of[target]))
         for m in holders:
             counts[m] = counts.get(m, 0) + 1
     return counts

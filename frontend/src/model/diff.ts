@@ -201,10 +201,13 @@ function marks(index: GraphIndex, changes: readonly Change[], idOf: (c: Change) 
       byEdge.set(id, c);
       const ends = edgeEnds(id);
       if (ends === null) continue;
-      for (const n of [ends.source, ends.target]) {
-        const node = index.nodes.get(n);
-        if (node !== undefined) count(above(node.module, true));
-      }
+      // An edge lies in the innermost call holding both its ends (as vista_core.diff folds runs by).
+      const source = index.nodes.get(ends.source)?.module;
+      const target = index.nodes.get(ends.target)?.module;
+      if (source === undefined || target === undefined || !index.modules.has(source) || !index.modules.has(target)) continue;
+      const into = new Set(moduleAncestry(index, target));
+      const outer = moduleAncestry(index, source).filter((m) => into.has(m));
+      count(outer);
     } else if (c.element === "module") {
       byId.set(id, c);
       count(above(id, false));
