@@ -218,3 +218,25 @@ def test_a_layer_added_after_a_run_keeps_the_whole_run_folded() -> None:
     assert [paths[result.union.node(c.id.split(":")[0]).module] for c in removed] == ["layers.2"]
     (block,) = result.union.repeated_blocks
     assert [paths[m] for m in block.modules] == ["layers.0", "layers.1", "layers.2"]
+
+
+class _Named(nn.Module):
+    def __init__(self, name: str) -> None:
+        super().__init__()
+        self.stem = nn.Linear(4, 3)
+        self.add_module(name, nn.Linear(3, 3))
+        self.child_name = name
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        return torch.relu(getattr(self, self.child_name)(self.stem(x)))
+
+
+def test_a_renamed_call_is_matched_by_class_and_reported_as_a_path_change() -> None:
+    result = diff(_trace(_Named("mlp")), _trace(_Named("ffn")))
+    assert {c.status for c in result.changes} == {"changed"}
+    assert len(result.node_matches) == len(result.a.nodes)
+    renamed = next(c for c in result.changes if c.element == "module")
+    assert [(f.field, f.a, f.b) for f in renamed.fields] == [("path", "mlp", "ffn")]
+    names = {(f.a, f.b) for c in result.changes if c.element == "node" for f in c.fields if f.field == "name"}
+    assert names == {("mlp.weight", "ffn.weight"), ("mlp.bias", "ffn.bias")}
+    assert "path mlp → ffn (Linear)" in result.summary()

@@ -277,7 +277,8 @@ def diff(a: object, b: object) -> GraphDiff:
 
 
 def _coarse(node: Node) -> tuple[str, str]:
-    return (node.kind, node.name)
+    # A parameter by its own name in its call ("weight"): its qualified name follows the call's path.
+    return (node.kind, node.label if node.kind in ("parameter", "buffer") else node.name)
 
 
 def _fine(node: Node) -> tuple[object, ...]:
@@ -309,13 +310,14 @@ class _Differ:
         self._union_nodes()
         self._union_edges()
         changes = self._changes()
+        modules = tuple(self._union_modules(changes))
         union = Graph(
             schema_version=SCHEMA_VERSION,
             producer=b.producer,
-            modules=tuple(self._union_modules(changes)),
+            modules=modules,
             nodes=tuple(self.u_nodes),
             edges=tuple(self.u_edges),
-            repeated_blocks=tuple(self._union_blocks()),
+            repeated_blocks=tuple(self._union_blocks({m.id: m.signature for m in modules})),
             shared_tensors=tuple(self._union_shared()),
             error=(dataclasses.replace(b.error, node=self.node_u_b[b.error.node])
                    if b.error is not None and b.error.node is not None else b.error),
@@ -344,6 +346,15 @@ class _Differ:
             cb = kids_b.get(y.id, []) if y is not None else []
             where = {k: j for j, k in enumerate(_sibling_keys(cb))}
             matched = [(i, where[k]) for i, k in enumerate(_sibling_keys(ca)) if k in where]
+            if len(matched) < min(len(ca), len(cb)):
+                # Calls left on both sides (a renamed attribute, a port's own names) pair up by
+                # class, in order, so their contents are still compared.
+                taken_a, taken_b = {i for i, _ in matched}, {j for _, j in matched}
+                left_a = [i for i in range(len(ca)) if i not in taken_a]
+                left_b = [j for j in range(len(cb)) if j not in taken_b]
+                by_class = _align([ca[i].class_name for i in left_a], [ca[i].signature for i in left_a],
+                                  [cb[j].class_name for j in left_b], [cb[j].signature for j in left_b])
+                matched += [(left_a[i], left_b[j]) for i, j in by_class]
             merged = _merge(len(ca), len(cb), matched)
             stack.extend((None if i is None else ca[i], None if j is None else cb[j], index)
                          for i, j in reversed(merged))
@@ -495,7 +506,7 @@ class _Differ:
             current = self.parent_of[current]
         return current
 
-    def _union_blocks(self) -> list[RepeatedBlock]:
+    def _union_blocks(self, signature: dict[str, str]) -> list[RepeatedBlock]:
         """The folds of the union: runs of a block's calls with no change inside them, and with
         unchanged glue between them, found in b's blocks and then in a's."""
         span: dict[str, tuple[int, int]] = {}
@@ -508,12 +519,9 @@ class _Differ:
                 lo, hi = span[uid]
                 plo, phi = span.get(parent, (lo, hi))
                 span[parent] = (min(lo, plo), max(hi, phi))
-        signature = {m.id: m.signature for m in self.b.modules}
-        signature_a = {m.id: m.signature for m in self.a.modules}
         out: list[RepeatedBlock] = []
         taken: set[str] = set()
-        for graph, mod_u, node_u, sigs in ((self.b, self.mod_u_b, self.node_u_b, signature),
-                                           (self.a, self.mod_u_a, self.node_u_a, signature_a)):
+        for graph, mod_u, node_u in ((self.b, self.mod_u_b, self.node_u_b), (self.a, self.mod_u_a, self.node_u_a)):
             for block in graph.repeated_blocks:
                 parent = mod_u[block.parent]
                 glue = sorted((node_u[g] for g in block.glue), key=self.node_index.__getitem__)
@@ -528,7 +536,7 @@ class _Differ:
                         inside = [g for g in glue if lo <= self.node_index[g] <= hi]
                         if not any(g in self.changed_nodes for g in inside):
                             out.append(RepeatedBlock(parent=parent, modules=tuple(run),
-                                                     signature=sigs[block.modules[0]], glue=tuple(inside)))
+                                                     signature=signature[run[0]], glue=tuple(inside)))
                             taken.update(run)
                     run = []
         return out
@@ -647,7 +655,7 @@ def _argument_text(argument: Any) -> str:
 
 def _module_fields(x: ModuleCall, y: ModuleCall) -> list[FieldChange]:
     out: list[FieldChange] = []
-    _compare_plain(x, y, ("class_name", "extra_repr", "num_params", "num_params_own", "failed"), out)
+    _compare_plain(x, y, ("path", "class_name", "extra_repr", "num_params", "num_params_own", "failed"), out)
     if x.parameters != y.parameters:
         px = {p.name: p for p in x.parameters}
         py = {p.name: p for p in y.parameters}
