@@ -184,7 +184,26 @@ def test_hot_spot_list_jumps_to_a_module_share_of_the_whole(documents: Documents
     share = viewer.page.text_content(f"{first} .vista-hotspot-share") or ""
     assert share == f"{module['bytes'] / root['bytes'] * 100:.0f}%"
     viewer.page.click(first)
-    viewer.page.wait_for_selector(viewer.sel(f'.vista-details [data-insight-of="{target}"]'), state="attached")
+    cost = viewer.sel(f'.vista-details [data-insight-of="{target}"]')
+    viewer.page.wait_for_selector(cost, state="attached")
+    assert f"{share} of the model" in (viewer.page.text_content(cost) or "")
+
+
+def test_colours_follow_the_theme(documents: Documents, open_viewer: OpenPage) -> None:
+    doc = documents("bert")
+    viewer = open_viewer(doc, depth=1, theme="light")
+    _colour_by(viewer, "flops")
+    boxes = 'g.vista-module[data-state="collapsed"]'
+    light = _fills(viewer, boxes)
+    bar = viewer.sel(".vista-heat-bar")
+    light_bar = viewer.page.eval_on_selector(bar, "e => e.style.background")
+    viewer.click_action("toggle-theme")
+    viewer.page.wait_for_function("() => document.querySelector('.vista-viewer').dataset.theme === 'dark'")
+    dark = _fills(viewer, boxes)
+    assert dark.keys() == light.keys()
+    assert all(dark[i] != light[i] for i in light), "every painted box takes the dark scale"
+    assert viewer.page.eval_on_selector(bar, "e => e.style.background") != light_bar
+    assert viewer.page.get_attribute(viewer.sel(".vista-heat-legend"), "data-measure") == "flops"
 
 
 def test_the_nan_page_opens_on_the_first_nonfinite_op(open_viewer: OpenPage) -> None:

@@ -102,6 +102,7 @@ export class InsightView {
     this.hot = new HotSpotsPanel(canvas, (id) => void this.host.jump(id), (key) => this.setColourBy(key));
 
     select.addEventListener("focus", () => this.refreshAvailability(), { once: true });
+    select.addEventListener("pointerenter", () => this.refreshAvailability(), { once: true });
     select.addEventListener("pointerdown", () => this.refreshAvailability(), { once: true });
     select.addEventListener("change", () => this.setColourBy(select.value as ColourBy));
     hotButton.addEventListener("click", () => this.toggleHotSpots());
@@ -189,7 +190,6 @@ export class InsightView {
     const layout = this.host.layout();
     if (index === null || visible === null || layout === null) return;
     const theme = this.host.theme();
-    // With everything off, nothing was painted and nothing needs reading.
     if (this.painted) unpaintAll(this.viewport);
     const key = this.colourBy === "none" ? null : this.colourBy;
     const marks = this.showTransitions || this.nonfinite !== null;
