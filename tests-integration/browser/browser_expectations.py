@@ -92,6 +92,8 @@ def view(doc: dict[str, Any], opened: set[str], unfolded: set[str], *, show_para
     doc = grouped(doc)
     fold_of = {m: key for key, members in folds(doc).items() for m in members}
     fold_size = {key: len(members) for key, members in folds(doc).items()}
+    glue_of = {m: block["modules"][0] for block in doc.get("repeated_blocks", []) if block["modules"][0] in fold_size
+               for m in block.get("glue_modules", [])}
     drawn_open: set[str] = set()
     hidden: set[str] = set()
     boxes: dict[str, int] = {}
@@ -102,12 +104,14 @@ def view(doc: dict[str, Any], opened: set[str], unfolded: set[str], *, show_para
         elif mid in fold_of and fold_of[mid] not in unfolded:
             boxes[fold_of[mid]] = fold_size[fold_of[mid]]
             hidden.add(mid)
+        elif mid in glue_of and glue_of[mid] not in unfolded:
+            hidden.add(mid)  # a glue module of a folded run is inside its box
         elif mid in opened:
             drawn_open.add(mid)
         else:
             boxes[mid] = 1
             hidden.add(mid)
-    # The glue between the calls of a folded run is drawn inside its box.
+    # The glue after the calls of a folded run is drawn inside its box.
     glue = {n for block in doc.get("repeated_blocks", []) if block["modules"][0] in fold_size
             and block["modules"][0] not in unfolded for n in block.get("glue", [])}
     nodes = set()

@@ -131,6 +131,25 @@ def steps() -> dict[str, Any]:
     return vista_core.trace(GatedSteps(), torch.randn(2, 8)).to_dict()
 
 
+class NormedBlocks(nn.Module):
+    """Blocks with one LayerNorm module called after each (a glue module of the run)."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.blocks = nn.ModuleList(nn.Sequential(nn.Linear(8, 8), nn.GELU()) for _ in range(4))
+        self.norm = nn.LayerNorm(8)
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        for block in self.blocks:
+            x = self.norm(x + block(x))
+        return x
+
+
+def normed() -> dict[str, Any]:
+    torch.manual_seed(0)
+    return vista_core.trace(NormedBlocks(), torch.randn(2, 8)).to_dict()
+
+
 def t5() -> dict[str, Any]:
     """A tiny T5 with an LM head: its embedding is tied to the encoder, the decoder and the head."""
     from transformers import T5Config, T5ForConditionalGeneration
@@ -205,6 +224,7 @@ BUILDERS: dict[str, Callable[[], dict[str, Any]]] = {
     "t5_deep": t5_deep,
     "whisper": whisper,
     "steps": steps,
+    "normed": normed,
     "failing": failing,
     "hostile": hostile,
 }

@@ -23,7 +23,7 @@ def test_a_loop_with_glue_folds_into_one_box(documents: Documents, open_viewer: 
     (block,) = doc["repeated_blocks"]
     modules = {m["id"]: m for m in doc["modules"]}
     assert [modules[m]["path"] for m in block["modules"]] == ["steps.0", "steps.1", "steps.2", "steps.3"]
-    assert len(block["glue"]) == 6
+    assert len(block["glue"]) == 8  # after each step, the last one's too
     viewer = open_viewer(doc, depth=1, color_scheme=scheme)
     expected = ex.view_at_depth(doc, 1)
     viewer.wait_for_view(expected.nodes, expected.boxes)
@@ -33,7 +33,7 @@ def test_a_loop_with_glue_folds_into_one_box(documents: Documents, open_viewer: 
     assert modules[block["modules"][0]]["path"] != "pos"
     viewer.page.click(viewer.sel(f'g.vista-module[data-id="{block["modules"][0]}"] text'))
     details = viewer.sel(".vista-details")
-    viewer.page.wait_for_function("sel => (document.querySelector(sel)?.textContent ?? '').includes('between calls')",
+    viewer.page.wait_for_function("sel => (document.querySelector(sel)?.textContent ?? '').includes('after each call')",
                                   arg=details)
     assert "sigmoid, add" in (viewer.page.text_content(details) or "")
     viewer.page.screenshot(path=str(artifacts / f"steps-folded-{scheme}.png"))
@@ -44,3 +44,29 @@ def test_a_loop_with_glue_folds_into_one_box(documents: Documents, open_viewer: 
     viewer.wait_for_view(after.nodes, after.boxes)
     assert set(block["glue"]) <= viewer.node_ids()
     viewer.page.screenshot(path=str(artifacts / f"steps-unfolded-{scheme}.png"))
+
+
+@pytest.mark.parametrize("scheme", ["light", "dark"])
+def test_a_norm_module_after_each_block_folds_into_the_box(documents: Documents, open_viewer: OpenPage, scheme: str,
+                                                          artifacts: Path) -> None:
+    doc = documents("normed")
+    (block,) = doc["repeated_blocks"]
+    modules = {m["id"]: m for m in doc["modules"]}
+    assert [modules[m]["path"] for m in block["glue_modules"]] == ["norm"] * 4
+    viewer = open_viewer(doc, depth=1, color_scheme=scheme)
+    expected = ex.view_at_depth(doc, 1)
+    assert set(expected.boxes) == {block["modules"][0]}
+    viewer.wait_for_view(expected.nodes, expected.boxes)
+    assert viewer.collapsed()[block["modules"][0]] == 4
+    viewer.page.click(viewer.sel(f'g.vista-module[data-id="{block["modules"][0]}"] text'))
+    details = viewer.sel(".vista-details")
+    viewer.page.wait_for_function("sel => (document.querySelector(sel)?.textContent ?? '').includes('after each call')",
+                                  arg=details)
+    assert "add, LayerNorm" in (viewer.page.text_content(details) or "")
+    viewer.page.screenshot(path=str(artifacts / f"normed-folded-{scheme}.png"))
+    viewer.click_toggle(block["modules"][0])
+    opened, unfolded = ex.open_at_depth(doc, 1)
+    after = ex.view(doc, opened, unfolded | {block["modules"][0]})
+    assert set(block["glue_modules"]) & set(after.boxes)
+    viewer.wait_for_view(after.nodes, after.boxes)
+    viewer.page.screenshot(path=str(artifacts / f"normed-unfolded-{scheme}.png"))

@@ -32,8 +32,10 @@ export interface FoldGroup {
   readonly key: string;
   readonly parent: string;
   readonly modules: readonly string[];
-  /** The parent's own nodes between the calls (residual adds, norms), folded with them. */
+  /** The parent's own nodes after the calls (residual adds, norms), folded with them. */
   readonly glue: readonly string[];
+  /** The parent's other child calls in the glue (a norm module after each block), folded with them. */
+  readonly glueModules: readonly string[];
 }
 
 /**
@@ -84,6 +86,8 @@ export interface GraphIndex {
   readonly foldOf: ReadonlyMap<string, string>;
   /** For a glue node between the calls of a repeated run, the key of its fold group. */
   readonly glueOf: ReadonlyMap<string, string>;
+  /** For a glue module call of a repeated run, the key of its fold group. */
+  readonly glueModuleOf: ReadonlyMap<string, string>;
   /** Nodes marked as failed (kind "error", an `error` field, or the document error's node). */
   readonly failedNodes: ReadonlySet<string>;
   /** Groups of inputs or outputs by their module id. */
@@ -199,6 +203,10 @@ export function readDocument(input: unknown): GraphIndex {
   for (const block of doc.repeated_blocks ?? []) addFold(block, modules, folds, foldOf);
   const glueOf = new Map<string, string>();
   for (const fold of folds.values()) for (const id of fold.glue) if (nodes.get(id)?.module === fold.parent) glueOf.set(id, fold.key);
+  const glueModuleOf = new Map<string, string>();
+  for (const fold of folds.values()) {
+    for (const id of fold.glueModules) if (!foldOf.has(id) && !glueModuleOf.has(id)) glueModuleOf.set(id, fold.key);
+  }
 
   const failedNodes = new Set<string>();
   for (const n of doc.nodes) if (n.kind === "error" || n.error !== undefined) failedNodes.add(n.id);
@@ -224,6 +232,7 @@ export function readDocument(input: unknown): GraphIndex {
     folds,
     foldOf,
     glueOf,
+    glueModuleOf,
     failedNodes,
     groups,
     shared,
@@ -290,7 +299,8 @@ function addFold(
   if (members.some((id) => foldOf.has(id))) return;
   const first = members[0];
   if (first === undefined) return;
-  folds.set(first, { key: first, parent: block.parent, modules: members, glue: block.glue ?? [] });
+  const glueModules = (block.glue_modules ?? []).filter((id) => modules.get(id)?.parent === block.parent);
+  folds.set(first, { key: first, parent: block.parent, modules: members, glue: block.glue ?? [], glueModules });
   for (const id of members) foldOf.set(id, first);
 }
 

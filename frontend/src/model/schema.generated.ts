@@ -257,9 +257,13 @@ export interface RepeatedBlock {
   modules: [ModuleId, ModuleId, ...ModuleId[]];
   signature: string;
   /**
-   * The parent's own nodes between the calls (residual adds, norms, casts), alike between every pair; folded with them.
+   * The parent's own nodes after each call (residual adds, norms, casts), alike after every call (after the last one only when the same glue follows it); folded with them.
    */
   glue?: NodeId[];
+  /**
+   * Since 1.1. The parent's other child calls in the glue (a norm module after each block), none bigger than a block; folded with them.
+   */
+  glue_modules?: ModuleId[];
 }
 /**
  * A parameter or buffer read by more than one module call, or held under more than one name (tied weights). Each call that reads it has its own node, so it never shows as data flowing between calls.

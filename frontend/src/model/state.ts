@@ -114,7 +114,7 @@ export function reveal(index: GraphIndex, state: ViewState, id: string): ViewSta
   const glue = index.glueOf.get(id);
   if (glue !== undefined) unfolded.add(glue);
   chain.forEach((m, i) => {
-    const fold = index.foldOf.get(m);
+    const fold = index.foldOf.get(m) ?? index.glueModuleOf.get(m);
     if (fold !== undefined) unfolded.add(fold);
     if (includeSelf || i < chain.length - 1) open.add(m);
   });

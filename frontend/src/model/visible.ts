@@ -126,9 +126,9 @@ export function computeVisibleGraph(index: GraphIndex, state: ViewState): Visibl
       placement.set(id, parentPlacement);
       continue;
     }
-    const foldKey = index.foldOf.get(id);
+    const foldKey = index.foldOf.get(id) ?? index.glueModuleOf.get(id);
     if (foldKey !== undefined && !state.unfolded.has(foldKey)) {
-      makeBox(foldKey, m.parent);
+      makeBox(foldKey, m.parent); // a glue module of a folded run is inside its box too
       placement.set(id, { kind: "hidden", box: foldKey });
     } else if (state.open.has(id)) {
       placement.set(id, { kind: "open" });

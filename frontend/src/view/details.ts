@@ -158,9 +158,14 @@ export function showModule(panel: HTMLElement, index: GraphIndex, module: Module
   if (members.length > 1) {
     const paths = members.map((m) => index.modules.get(m)?.path ?? m);
     rows.push(["repeated", `${members.length} identical calls: ${paths[0] ?? ""} … ${paths[paths.length - 1] ?? ""}`]);
-    const glue = index.folds.get(index.foldOf.get(module.id) ?? "")?.glue ?? [];
-    const each = glue.slice(0, glue.length / (members.length - 1));
-    if (each.length > 0) rows.push(["between calls", each.map((id) => index.nodes.get(id)?.label ?? id).join(", ")]);
+    const fold = index.folds.get(index.foldOf.get(module.id) ?? "");
+    // The glue after the first call (before the second): alike after every call of the run.
+    const second = index.moduleFirstNode.get(members[1] ?? "") ?? Number.POSITIVE_INFINITY;
+    const glue: [number, string][] = [];
+    for (const id of fold?.glueModules ?? []) glue.push([index.moduleFirstNode.get(id) ?? second, index.modules.get(id)?.class_name ?? id]);
+    for (const id of fold?.glue ?? []) glue.push([index.nodeIndex.get(id) ?? second, index.nodes.get(id)?.label ?? id]);
+    const each = glue.filter(([at]) => at < second).sort((a, b) => a[0] - b[0]).map(([, label]) => label);
+    if (each.length > 0) rows.push(["after each call", each.join(", ")]);
   }
   table(panel, rows);
   const params = (module.parameters ?? []).map(

@@ -52,8 +52,9 @@ def test_a_loop_with_residual_glue_folds_and_a_differently_named_linear_does_not
     graph = vista_core.trace(model, torch.randn(1, 4))
     (block,) = graph.repeated_blocks
     assert paths(graph, block.modules) == ["steps.0", "steps.1", "steps.2"]
-    # The glue between the steps (the sigmoid and the residual add), not the one after the last.
-    assert labels(graph, block.glue) == ["sigmoid", "add", "sigmoid", "add"]
+    # The glue after each step (the sigmoid and the residual add), the last step's too: it is
+    # the same glue, so it belongs in the folded box.
+    assert labels(graph, block.glue) == ["sigmoid", "add"] * 3
     assert all(graph.node(n).module == block.parent for n in block.glue)
     x = torch.randn(1, 4)
     assert torch.equal(vista_core.capture(model, x).output, model(x))
@@ -73,7 +74,7 @@ def test_one_module_called_in_a_loop_folds_with_its_glue() -> None:
     graph = vista_core.trace(Twice(), torch.randn(1, 4))
     (block,) = graph.repeated_blocks
     assert paths(graph, block.modules) == ["up"] * 4
-    assert labels(graph, block.glue) == ["to", "to", "mul"] * 3
+    assert labels(graph, block.glue) == ["to", "to", "mul"] * 4
 
 
 def test_two_differently_named_modules_of_one_class_are_not_a_run() -> None:
@@ -141,7 +142,7 @@ def test_a_residual_stack_reads_the_tensor_entering_each_block() -> None:
     graph = vista_core.trace(Residual(), (torch.randn(1, 4), torch.ones(1, 4)))
     (block,) = graph.repeated_blocks
     assert len(block.modules) == 5
-    assert labels(graph, block.glue) == ["mul", "add", "layer_norm"] * 4
+    assert labels(graph, block.glue) == ["mul", "add", "layer_norm"] * 5
 
 
 def test_glue_round_trips_and_bad_glue_is_named() -> None:
@@ -156,4 +157,98 @@ def test_glue_round_trips_and_bad_glue_is_named() -> None:
     inner = next(n.id for n in graph.ops() if n.module != graph.repeated_blocks[0].parent)
     data["repeated_blocks"][0]["glue"] = [inner]
     with pytest.raises(SchemaError, match="not of the run's parent"):
+        Graph.from_dict(data)
+
+
+class NormedLayers(torch.nn.Module):
+    """Blocks with a norm *module* after each: one LayerNorm called each time (``shared``) or
+    one per block (``norms.0``, ``norms.1``, ...)."""
+
+    def __init__(self, shared: bool, count: int = 3) -> None:
+        super().__init__()
+        self.layers = torch.nn.ModuleList(torch.nn.Linear(4, 4) for _ in range(count))
+        self.norms = torch.nn.ModuleList(torch.nn.LayerNorm(4) for _ in range(1 if shared else count))
+        self.head = torch.nn.Linear(4, 2)
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        for i, layer in enumerate(self.layers):
+            x = self.norms[i % len(self.norms)](layer(x)) * 0.5
+        return self.head(x)
+
+
+@pytest.mark.parametrize("shared", [True, False], ids=["one norm", "a norm per block"])
+def test_a_norm_module_between_blocks_is_glue_of_the_run(shared: bool) -> None:
+    graph = vista_core.trace(NormedLayers(shared), torch.randn(1, 4))
+    (block,) = graph.repeated_blocks
+    assert paths(graph, block.modules) == ["layers.0", "layers.1", "layers.2"]
+    # Each block's norm call, the last block's too; the head after them is no glue.
+    norm_paths = ["norms.0"] * 3 if shared else ["norms.0", "norms.1", "norms.2"]
+    assert paths(graph, block.glue_modules) == norm_paths
+    assert labels(graph, block.glue) == ["mul"] * 3
+    by_id = {m.id: m for m in graph.modules}
+    assert all(by_id[m].parent == block.parent for m in block.glue_modules)
+    assert Graph.from_json(graph.to_json()) == graph
+    vista_core.validate_document(graph)
+
+
+def test_a_norm_module_after_only_some_blocks_splits_the_run() -> None:
+    class Uneven(torch.nn.Module):
+        def __init__(self) -> None:
+            super().__init__()
+            self.layers = torch.nn.ModuleList(torch.nn.Linear(4, 4) for _ in range(4))
+            self.norm = torch.nn.LayerNorm(4)
+
+        def forward(self, x: torch.Tensor) -> torch.Tensor:
+            for i, layer in enumerate(self.layers):
+                x = layer(x)
+                if i == 1:
+                    x = self.norm(x)
+            return x
+
+    graph = vista_core.trace(Uneven(), torch.randn(1, 4))
+    runs = [paths(graph, b.modules) for b in graph.repeated_blocks]
+    assert runs == [["layers.0", "layers.1"], ["layers.2", "layers.3"]]
+    assert [b.glue_modules for b in graph.repeated_blocks] == [(), ()]
+
+
+def test_a_module_bigger_than_the_block_is_not_glue() -> None:
+    class Sandwich(torch.nn.Module):
+        def __init__(self) -> None:
+            super().__init__()
+            self.layers = torch.nn.ModuleList(torch.nn.ReLU() for _ in range(2))
+            self.mlp = torch.nn.Sequential(torch.nn.Linear(4, 8), torch.nn.Linear(8, 4))
+
+        def forward(self, x: torch.Tensor) -> torch.Tensor:
+            return self.layers[1](self.mlp(self.layers[0](x)))
+
+    graph = vista_core.trace(Sandwich(), torch.randn(1, 4))
+    assert graph.repeated_blocks == ()
+
+
+def test_trailing_glue_that_differs_stays_outside_the_run() -> None:
+    class Tail(torch.nn.Module):
+        def __init__(self) -> None:
+            super().__init__()
+            self.layers = torch.nn.ModuleList(torch.nn.Linear(4, 4) for _ in range(3))
+
+        def forward(self, x: torch.Tensor) -> torch.Tensor:
+            for layer in self.layers[:-1]:
+                x = torch.relu(layer(x))
+            return torch.tanh(self.layers[-1](x))
+
+    graph = vista_core.trace(Tail(), torch.randn(1, 4))
+    (block,) = graph.repeated_blocks
+    assert paths(graph, block.modules) == ["layers.0", "layers.1", "layers.2"]
+    assert labels(graph, block.glue) == ["relu", "relu"]
+
+
+def test_bad_glue_modules_are_named() -> None:
+    graph = vista_core.trace(NormedLayers(shared=True), torch.randn(1, 4))
+    data = graph.to_dict()
+    data["repeated_blocks"][0]["glue_modules"] = ["m999"]
+    with pytest.raises(SchemaError, match=r"\$\.repeated_blocks\[0\]\.glue_modules refers to unknown module 'm999'"):
+        Graph.from_dict(data)
+    data = graph.to_dict()
+    data["repeated_blocks"][0]["glue_modules"] = [graph.modules[0].id]  # the root: nobody's child
+    with pytest.raises(SchemaError, match="not a child of the run's parent"):
         Graph.from_dict(data)

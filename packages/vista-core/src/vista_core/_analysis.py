@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import bisect
 import hashlib
-from collections.abc import Hashable, Sequence
+from collections.abc import Callable, Hashable, Sequence
 
 __all__ = ["repeated_blocks", "role", "signatures"]
 
@@ -113,12 +113,14 @@ def role(path: str) -> str:
 
 def repeated_blocks(parents: Sequence[int | None], node_calls: Sequence[int], edges: Sequence[Edge],
                     sigs: Sequence[str], roles: Sequence[str],
-                    node_keys: Sequence[Hashable]) -> list[tuple[int, list[int], list[int]]]:
-    """Runs of at least two consecutive sibling calls that are the same block of the model:
-    equal signatures and equal ``roles`` (see :func:`role`), each feeding the next, directly or
-    through the parent's own nodes between them (the glue: residual adds, norms, casts). The
-    glue between each pair of a run must be alike (same nodes, wired alike to the block before
-    it) and is part of the run. Returns (parent, calls, glue nodes) triples."""
+                    node_keys: Sequence[Hashable]) -> list[tuple[int, list[int], list[int], list[int]]]:
+    """Runs of at least two sibling calls that are the same block of the model: equal
+    signatures and equal ``roles`` (see :func:`role`), each feeding the next, directly or
+    through the glue between them: the parent's own nodes (residual adds, casts) and sibling
+    calls of another role, none bigger than the block (a norm module). The glue after each
+    block of a run must be alike (same nodes and calls, wired alike to the block before it) and
+    is part of the run, the last block's too when it is followed by the same glue. Returns
+    (parent, calls, glue nodes, glue calls) tuples; glue nodes are the parent's own."""
     calls = len(parents)
     # The nodes of a call's subtree form one interval of execution order: calls nest.
     first = [-1] * calls
@@ -145,60 +147,108 @@ def repeated_blocks(parents: Sequence[int | None], node_calls: Sequence[int], ed
     def inside(node: int, call: int) -> bool:
         return first[call] <= node <= last[call]
 
-    def between(parent: int, a: int, b: int) -> tuple[bool, tuple[object, ...], list[int]]:
-        """Whether call ``a`` feeds call ``b`` (directly or through the glue), a description of
-        the glue and of b's inputs relative to a, and the glue nodes."""
-        mine = own[parent]
-        glue = mine[bisect.bisect_right(mine, last[a]):bisect.bisect_left(mine, first[b])]
-        slot = {n: j for j, n in enumerate(glue)}
+    def size(call: int) -> int:
+        return last[call] - first[call] + 1 if first[call] >= 0 else 0
+
+    def glue_after(parent: int, a: int, end: int, middle: Sequence[int]) -> tuple[
+            tuple[object, ...], set[int], Callable[[int, int], tuple[object, ...]]]:
+        """A description of the glue after call ``a`` up to node ``end`` (excluded): every
+        node in between (the parent's own and those of the glue calls ``middle``) by its key,
+        its owner and where its inputs come from relative to ``a``; the glue nodes that depend
+        on ``a``; and that relative naming of a node output."""
+        glue = range(last[a] + 1, end)
+        owner = {c: j for j, c in enumerate(middle)}
         entering: dict[tuple[int, int], int] = {}
         for node in range(first[a], last[a] + 1):
             for source, port, _ in incoming.get(node, ()):
                 if not inside(source, a):
                     entering.setdefault((source, port), len(entering))
-        reached = set()  # glue nodes that depend on a
 
         def where(source: int, port: int) -> tuple[object, ...]:
-            if source in slot:
-                return ("glue", slot[source], port)
+            if last[a] < source < end:
+                return ("glue", source - last[a], port)
             if inside(source, a):
                 return ("block", source - first[a], port)
             found = entering.get((source, port))
             return ("input", found) if found is not None else ("outside", source, port)
 
+        reached: set[int] = set()  # glue nodes that depend on a
         parts: list[object] = []
         for node in glue:
-            parts.append(node_keys[node])
+            call = node_calls[node]
+            while call != parent and call not in owner:  # the glue call the node is inside
+                call = parents[call]  # type: ignore[assignment]  # below parent, so not the root
+            parts.append((node_keys[node], owner.get(call, -1)))
             for source, port, target_port in incoming.get(node, ()):
                 if source in reached or inside(source, a):
                     reached.add(node)
                 parts.append((target_port, where(source, port)))
+        return tuple(parts), reached, where
+
+    def between(parent: int, a: int, b: int, middle: Sequence[int]) -> tuple[bool, tuple[object, ...]]:
+        """Whether call ``a`` feeds call ``b`` (directly or through the glue), and a
+        description of the glue and of b's inputs relative to a."""
+        glue, reached, where = glue_after(parent, a, first[b], middle)
         feeds = False
+        parts: list[object] = []
         for node in range(first[b], last[b] + 1):
             for source, port, target_port in incoming.get(node, ()):
                 if not inside(source, b):
                     feeds = feeds or source in reached or inside(source, a)
                     parts.append((node - first[b], target_port, where(source, port)))
-        return feeds, tuple(parts), glue
+        return feeds, (glue, tuple(parts))
 
-    blocks: list[tuple[int, list[int], list[int]]] = []
+    blocks: list[tuple[int, list[int], list[int], list[int]]] = []
     for parent, kids in children.items():
-        run: list[int] = [kids[0]]
-        glue: list[int] = []
-        pattern: tuple[object, ...] | None = None
-        for kid in kids[1:]:
-            prev = run[-1]
-            if sigs[kid] == sigs[prev] and roles[kid] == roles[prev] and first[prev] >= 0 and first[kid] >= 0:
-                feeds, described, nodes = between(parent, prev, kid)
-                if feeds and (pattern is None or described == pattern):
-                    run.append(kid)
-                    glue.extend(nodes)
-                    pattern = described
-                    continue
-            if len(run) > 1:
-                blocks.append((parent, run, glue))
-            run, glue, pattern = [kid], [], None
-        if len(run) > 1:
-            blocks.append((parent, run, glue))
+        mine = own[parent]
+        i = 0
+        while i < len(kids):
+            run = [kids[i]]
+            runs_glue: list[int] = []  # the glue calls of the run
+            pattern: tuple[object, ...] | None = None
+            middle_pattern: tuple[tuple[str, str], ...] = ()
+            j = i
+            while first[kids[j]] >= 0:
+                block = kids[j]
+                k = j + 1  # the next call of the block's kind, with glue calls before it
+                while k < len(kids) and not (sigs[kids[k]] == sigs[block] and roles[kids[k]] == roles[block]):
+                    if roles[kids[k]] == roles[block] or size(kids[k]) > size(block):
+                        k = len(kids)  # another kind of this block, or more than glue: no run here
+                    k += 1
+                if k >= len(kids) or first[kids[k]] < 0:
+                    break
+                middle = kids[j + 1 : k]
+                kinds = tuple((sigs[c], roles[c]) for c in middle)
+                if pattern is not None and kinds != middle_pattern:
+                    break
+                feeds, described = between(parent, block, kids[k], middle)
+                if not feeds or (pattern is not None and described != pattern):
+                    break
+                run.append(kids[k])
+                runs_glue.extend(middle)
+                pattern, middle_pattern = described, kinds
+                j = k
+            if len(run) > 1 and pattern is not None:
+                # The last block's glue, when it is the same as after the others.
+                block = run[-1]
+                tail = list(kids[j + 1 : j + 1 + len(middle_pattern)])
+                count = bisect.bisect_left(mine, first[run[1]]) - bisect.bisect_right(mine, last[run[0]])
+                count += sum(size(c) for c in kids[i + 1 : i + 1 + len(middle_pattern)])
+                end = last[block] + 1 + count
+                if (tuple((sigs[c], roles[c]) for c in tail) == middle_pattern and end - 1 <= last[parent]
+                        and all(first[c] < 0 or (first[c] > last[block] and last[c] < end) for c in tail)
+                        and all(node_calls[n] == parent or any(inside(n, c) for c in tail)
+                                for n in range(last[block] + 1, end))
+                        and glue_after(parent, block, end, tail)[0] == pattern[0]):
+                    runs_glue.extend(tail)
+                    j += len(tail)
+                    stop = end
+                else:
+                    stop = last[block] + 1
+                glue = mine[bisect.bisect_right(mine, last[run[0]]):bisect.bisect_left(mine, stop)]
+                blocks.append((parent, run, glue, runs_glue))
+                i = j + 1
+            else:
+                i += 1
     blocks.sort(key=lambda b: b[1][0])
     return blocks

@@ -230,13 +230,16 @@ class RepeatedBlock:
     """Consecutive sibling calls that are the same block of the model (one container's
     numbered children, such as a transformer's 24 layers, or one module called repeatedly),
     with the same signature, each feeding the next. ``glue`` lists the parent's own nodes
-    between them (a residual add, a norm, a cast), alike between every pair. Renderers may
-    fold the calls and their glue into one box."""
+    after each call (a residual add, a norm, a cast), alike after every call of the run (after
+    the last one only when the same glue follows it), and ``glue_modules`` (since 1.1) the
+    parent's other child calls among them (a norm module). Renderers may fold the calls and
+    their glue into one box."""
 
     parent: str
     modules: tuple[str, ...]
     signature: str
     glue: tuple[str, ...] = ()
+    glue_modules: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -369,6 +372,7 @@ class Graph:
 
     def _check_references(self) -> None:
         modules = {m.id for m in self.modules}
+        parent_of = {m.id: m.parent for m in self.modules}
         nodes = {n.id: n for n in self.nodes}
         if len(modules) != len(self.modules):
             raise SchemaError("Graph document has duplicate module ids")
@@ -417,6 +421,14 @@ class Graph:
                     raise SchemaError(
                         f"$.repeated_blocks[{i}].glue lists node {ref!r} of module {nodes[ref].module!r}, "
                         f"not of the run's parent {b.parent!r}"
+                    )
+            for ref in b.glue_modules:
+                if ref not in modules:
+                    raise SchemaError(f"$.repeated_blocks[{i}].glue_modules refers to unknown module {ref!r}")
+                if parent_of[ref] != b.parent:
+                    raise SchemaError(
+                        f"$.repeated_blocks[{i}].glue_modules lists module {ref!r}, not a child of the run's "
+                        f"parent {b.parent!r}"
                     )
         for i, s in enumerate(self.shared_tensors):
             if not s.nodes or not s.names:

@@ -569,8 +569,8 @@ def _build(rec: Recorder, output: Any, error: BaseException | None) -> Graph:
         edges=edges,
         repeated_blocks=tuple(
             RepeatedBlock(parent=f"m{p}", modules=tuple(f"m{c}" for c in run), signature=sigs[run[0]],
-                          glue=tuple(node_ids[n] for n in glue))
-            for p, run, glue in blocks
+                          glue=tuple(node_ids[n] for n in glue), glue_modules=tuple(f"m{c}" for c in glue_calls))
+            for p, run, glue, glue_calls in blocks
         ),
         shared_tensors=_shared_tensors(rec, node_ids),
         error=trace_error,
