@@ -335,3 +335,37 @@ def test_paths_and_messages_with_lone_surrogates_are_printed(factories: ModuleTy
     status, _, err = _run(capsys, "trace", "clifactories:build", "--kwargs-json", '{"fail": true}', "--input", "3x4",
                           "-o", "f\udcff.html")
     assert status == 1 and "f\\udcff.html" in err
+
+
+def test_diff_prints_what_changed_and_exits_1(saved_graph: Path, tmp_path: Path,
+                                              capsys: pytest.CaptureFixture[str]) -> None:
+    import torch
+
+    other = tmp_path / "other.json"
+    other.write_text(vista_core.trace(torch.nn.Linear(3, 4), torch.randn(1, 3)).to_json(), encoding="utf-8")
+    status, out, _ = _run(capsys, "diff", str(saved_graph), str(other), "-o", str(tmp_path / "d.html"),
+                          "--json", str(tmp_path / "d.json"), "--depth", "1")
+    assert status == 1
+    expected = vista_core.diff(saved_graph.read_text(encoding="utf-8"), other.read_text(encoding="utf-8"))
+    assert out.startswith(expected.summary() + "\n")
+    assert "outputs[0].shape 1×2 → 1×4" in out
+    assert f"Wrote the page of the diff to {(tmp_path / 'd.html').resolve()}" in out
+    assert (tmp_path / "d.json").read_text(encoding="utf-8") == expected.to_json()
+    assert (tmp_path / "d.html").read_text(encoding="utf-8") == render_html(expected, depth=1)
+
+
+def test_diff_of_a_document_with_itself_exits_0(saved_graph: Path, capsys: pytest.CaptureFixture[str],
+                                                monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(sys, "stdin", io.StringIO(saved_graph.read_text(encoding="utf-8")))
+    status, out, _ = _run(capsys, "diff", "-", str(saved_graph))
+    assert status == 0 and out.startswith("The two traces are equal")
+
+
+def test_diff_mistakes_exit_2(saved_graph: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    (tmp_path / "bad.json").write_text('{"schema_version": "9.0"}', encoding="utf-8")
+    status, out, err = _run(capsys, "diff", str(saved_graph), str(tmp_path / "bad.json"))
+    assert status == 2 and out == "" and "vista diff: could not compare" in err and "9.0" in err
+    status, _, err = _run(capsys, "diff", "-", "-")
+    assert status == 2 and "stdin" in err
+    status, _, err = _run(capsys, "diff", str(saved_graph), str(tmp_path / "none.json"))
+    assert status == 2 and "could not read" in err

@@ -30,6 +30,7 @@ examples:
   vista trace mypkg.llm:make_70b --meta --input input_ids=1x128:int64 -o llm.html
   vista render graph.json -o page.html --depth 2
   vista summary graph.json --depth 2               (a text table of params, FLOPs and bytes)
+  vista diff before.json after.json -o diff.html   (what changed; exit status 1 when anything did)
   vista demo                                        (the demo model's page, out/vista-demo.html)
 
 In Python: trace_model(model, inputs) in a notebook, vista_core.trace(model, x).to_json() for a
@@ -262,6 +263,39 @@ def _render(args: argparse.Namespace) -> int:
     return 0
 
 
+def _read(document: str) -> str:
+    source = "stdin" if document == "-" else document
+    try:
+        return sys.stdin.read() if document == "-" else Path(document).read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as exc:
+        raise CommandError(f"could not read {source!r}: {exc}") from exc
+
+
+def _diff(args: argparse.Namespace) -> int:
+    import vista_core
+    from vista_render_html import save_html
+
+    options = _display_options(args)
+    if args.before == "-" and args.after == "-":
+        raise CommandError("only one of the two documents can be read from stdin (-)")
+    texts = [_read(args.before), _read(args.after)]
+    try:
+        result = vista_core.diff(*texts)
+    except (TypeError, ValueError) as exc:  # SchemaError and SchemaVersionError are ValueErrors
+        raise CommandError(f"could not compare {args.before!r} and {args.after!r}: {exc}") from exc
+    print(result.summary())
+    try:
+        if args.json:
+            Path(args.json).write_text(result.to_json(), encoding="utf-8")
+        if args.output:
+            written = save_html(result, args.output, depth=options.depth, theme=options.theme, title=args.title,
+                                show_parameters=options.show_parameters, show_constants=options.show_constants)
+            _say(f"Wrote the page of the diff to {written}")
+    except (OSError, TypeError, ValueError) as exc:
+        raise CommandError(f"could not write the diff: {exc}") from exc
+    return 0 if result.equal else 1
+
+
 def _summary(args: argparse.Namespace) -> int:
     import vista_core
 
@@ -337,6 +371,20 @@ def parser() -> argparse.ArgumentParser:
     summary.add_argument("document", metavar="GRAPH.json", help="the graph document, or - for stdin")
     summary.add_argument("--depth", type=int, default=3, help="module levels below the model (default: 3)")
     summary.set_defaults(run=_summary)
+
+    diff = commands.add_parser("diff", help="compare two saved graph documents: what was added, removed, changed",
+                               description="Compare two saved graph documents (vista_core.diff): print a short "
+                                           "report of what was added, removed and changed, and with -o write the "
+                                           "page that shows the comparison. Exits with status 0 when the graphs "
+                                           "are equal, 1 when they differ (as diff does), 2 on a mistake.",
+                               formatter_class=formatter)
+    diff.add_argument("before", metavar="A.json", help="the first graph document ('before'), or - for stdin")
+    diff.add_argument("after", metavar="B.json", help="the second graph document ('after'), or - for stdin")
+    diff.add_argument("-o", "--output", metavar="PAGE.html", help="also write the page of the diff")
+    diff.add_argument("--json", metavar="DIFF.json", help="also write the diff document as JSON")
+    diff.add_argument("--title", help="the page's title (default: made from both models' classes)")
+    _add_view_options(diff)
+    diff.set_defaults(run=_diff)
 
     demo = commands.add_parser("demo", help="write the page of the demo model that ships with Vista",
                                description="Trace Vista's demo model (a tiny vision transformer) and write its page.",
