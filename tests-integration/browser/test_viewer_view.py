@@ -172,3 +172,44 @@ def test_fit_on_a_graph_too_big_to_read_offers_the_minimap(documents: Documents,
     assert viewer.page.is_visible(viewer.sel(".vista-minimap"))
     assert viewer.page.is_hidden(notice)
     assert "vista-minimap" not in viewer.evaluate_handle("h => h.exportSVG()"), "exports leave the map out"
+
+
+LOD = """root => {
+  const svg = root.querySelector('svg.vista-graph');
+  const shown = e => e.getAttribute('display') !== 'none' && getComputedStyle(e).display !== 'none';
+  const titles = [...root.querySelectorAll('.vista-lod-title')].filter(shown).map(e => {
+    const r = e.getBoundingClientRect();
+    return {text: e.textContent, left: r.left, top: r.top, right: r.right, bottom: r.bottom, height: r.height};
+  });
+  const layer = root.querySelector('.vista-layer-lod');
+  const labels = [...root.querySelectorAll('g.vista-node text')].filter(shown).length;
+  const colours = new Set([...layer.querySelectorAll('rect')].map(e => e.getAttribute('stroke')));
+  return {lod: svg.dataset.lod, layer: shown(layer), titles, labels, colours: colours.size};
+}"""
+
+
+def test_zoomed_out_module_titles_stay_legible_and_op_labels_go(documents: Documents,
+                                                                open_viewer: OpenPage) -> None:
+    viewer = open_viewer(documents("t5_deep"))
+    _act(viewer, lambda: viewer.click_action("expand-all"))
+    near = viewer.page.eval_on_selector(viewer.root, LOD)
+    assert near["lod"] == "near" and not near["layer"] and near["labels"] > 0
+    for _ in range(4):
+        viewer.click_action("zoom-out")
+    viewer.page.wait_for_timeout(300)
+    far = viewer.page.eval_on_selector(viewer.root, LOD)
+    assert far["lod"] == "far" and far["layer"]
+    assert far["labels"] == 0, "op labels are hidden when too small to read"
+    titles = far["titles"]
+    assert len(titles) >= 3
+    assert all(t["height"] >= 9 for t in titles), "titles are at least 9px on screen"
+    for i, a in enumerate(titles):
+        for b in titles[i + 1:]:
+            across = a["left"] < b["right"] and b["left"] < a["right"]
+            assert not (across and a["top"] < b["bottom"] and b["top"] < a["bottom"]), (a, b)
+    assert far["colours"] >= 5, "module classes are told apart by colour"
+    assert "vista-lod" not in viewer.evaluate_handle("h => h.exportSVG()"), "exports are drawn at full detail"
+    for _ in range(4):
+        viewer.click_action("zoom-in")
+    viewer.page.wait_for_timeout(300)
+    assert viewer.page.eval_on_selector(viewer.root, LOD)["lod"] == "near"

@@ -26,6 +26,7 @@ import { clampFrame, countInView, lookingAt } from "./frame";
 import { createMeasure, type Measure } from "./measure";
 import { Minimap } from "./minimap";
 import { GraphRenderer, type DrawInput } from "./render";
+import { LevelOfDetail } from "./lod";
 import { sizeVisibleGraph } from "./sizing";
 import { wireGraph } from "./graph-events";
 import { wireSearch } from "./search-results";
@@ -100,6 +101,7 @@ export class Viewer {
   private readonly measure: Measure;
   private readonly camera: Camera;
   private readonly minimap: Minimap;
+  private readonly lod: LevelOfDetail;
   private readonly renderer: GraphRenderer;
   private readonly insight: InsightView;
   private readonly lineage: LineageControl;
@@ -164,6 +166,8 @@ export class Viewer {
     this.minimap = new Minimap(this.chrome.canvas, (x, y) => this.camera.centerAt(x, y));
     this.camera.watch(() => this.minimap.follow(this.camera.frame(), this.camera.view()));
     this.window = new ViewWindow(this.chrome.svg, this.chrome.viewport, () => this.camera.transform(), () => this.redraw(), this.cleanups);
+    this.lod = new LevelOfDetail(this.chrome.svg);
+    this.camera.watch(() => this.lod.follow(this.camera.frame()));
     this.wireEvents();
     wireSearch(this.chrome, () => this.index, (id) => void this.select(id));
 
@@ -371,6 +375,7 @@ export class Viewer {
     this.drawSelectionOutline();
     markSelectedEdge(this.chrome.svg, this.selectedEdge);
     this.applyLineage();
+    this.lod.draw(input.visible, input.layout, this.theme, input.palette.background);
     this.minimap.draw({ visible: input.visible, layout: input.layout, depthOf: input.depthOf, palette: input.palette });
     this.hooks.drawn?.({ viewport: this.chrome.viewport, index: this.index, visible: input.visible, layout: input.layout, palette: input.palette });
   }
