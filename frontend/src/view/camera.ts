@@ -33,6 +33,8 @@ export class Camera {
   /** Called when the user (wheel, drag, the zoom buttons) moved the view; set by views that move viewers together. */
   onUserMove: ((before: ZoomTransform, after: ZoomTransform) => void) | null = null;
   private userZoom = false;
+  /** Whether the view now shown is one the user moved to, not one the viewer chose. */
+  userMoved = false;
   /** Called after every change of the view, whoever made it (the minimap follows it). */
   private readonly watchers: ((t: ZoomTransform) => void)[] = [];
   private before: ZoomTransform = zoomIdentity;
@@ -58,6 +60,7 @@ export class Camera {
         viewport.setAttribute("transform", event.transform.toString());
         const user = event.sourceEvent !== null && event.sourceEvent !== undefined;
         if ((user || this.userZoom) && this.onUserMove !== null) this.onUserMove(this.before, event.transform);
+        this.userMoved = user || this.userZoom;
         this.before = event.transform;
         for (const w of this.watchers) w(event.transform);
       });

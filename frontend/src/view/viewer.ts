@@ -264,9 +264,9 @@ export class Viewer {
     await this.change((i, s) => states.stateAtDepth(i, d, s), this.context());
   }
 
-  /** After a change of the whole graph: keep the item the user is looking at, else show the top. */
+  /** After a change of the whole graph: keep the item the user moved the view to, else show the top. */
   private context(): ViewTarget {
-    if (this.visible === null || this.layout === null) return { kind: "overview" };
+    if (this.visible === null || this.layout === null || !this.camera.userMoved) return { kind: "overview" };
     const rects = this.layout.rects;
     const items: { id: string; rect: Rect }[] = [];
     for (const id of this.visible.items.keys()) {
