@@ -108,6 +108,9 @@ export class Minimap {
 
   /** The graph to draw (after every layout and theme change). */
   draw(input: MinimapInput): void {
+    // A redraw of the same graph (a pan that moved the drawn window) changes nothing here.
+    const was = this.input;
+    if (was !== null && was.visible === input.visible && was.layout === input.layout && was.palette === input.palette) return;
     this.input = input;
     this.paint();
     if (this.last !== null) this.follow(this.last.frame, this.last.size);
