@@ -243,8 +243,17 @@ def test_next_change_walks_the_changes_in_order_opening_what_hides_them(diffs: C
         box, canvas = _rect(page, el), _rect(page, view.sel("svg.vista-graph"))
         cx, cy = box[0] + box[2] / 2, box[1] + box[3] / 2
         assert canvas[0] <= cx <= canvas[0] + canvas[2] and canvas[1] <= cy <= canvas[1] + canvas[3]
-        assert page.is_visible(view.sel(".vista-selection"))
         assert not page.is_hidden(view.sel(".vista-details"))
+        if change["element"] == "edge":
+            # The edge itself is selected, and the panel says what changed about it.
+            _source, end = re.fullmatch(r"(.+):\d+->(.+):\d+", change["id"]).groups()  # type: ignore[union-attr]
+            edge = view.sel(f'g.vista-edge[data-selected][data-target="{end}"]')
+            page.wait_for_selector(edge, state="attached")
+            assert _attr(page, edge, "data-diff") == change["status"]
+            row = view.sel(f'.vista-diff-edges tr[data-status="{change["status"]}"]')
+            assert f"{change['status']}" in (page.text_content(row) or "")
+        else:
+            assert page.is_visible(view.sel(".vista-selection"))
     page.click("[data-action=previous-change]")
     _wait_position(page, f"{walk - 1} of {n}")
     assert _attr(page, ".vista-diff", "data-change") == changes[walk - 2]["id"]

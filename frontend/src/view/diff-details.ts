@@ -3,7 +3,8 @@
  * changed field ("1×12×768 → 1×12×1024"), its changed edges, and how many changes lie inside a
  * module call. textContent only.
  */
-import { edgeEnds, formatValue, type Change, type DiffMarks, type Side } from "../model/diff";
+import { edgeEnds, edgeKey, formatValue, type Change, type DiffMarks, type Side } from "../model/diff";
+import type { VisibleEdge } from "../model/visible";
 import { STATUS_SIGN } from "./diff-marks";
 
 function el<K extends keyof HTMLElementTagNameMap>(tag: K, className?: string, text?: string): HTMLElementTagNameMap[K] {
@@ -77,4 +78,30 @@ export function showDiffDetails(panel: HTMLElement, marks: DiffMarks, id: string
 
 function label(marks: DiffMarks, id: string): string {
   return marks.index.nodes.get(id)?.label ?? id;
+}
+
+/** Appends the diff section for a drawn edge: the change of each document edge it carries. */
+export function showEdgeDiff(panel: HTMLElement, marks: DiffMarks, edge: VisibleEdge): void {
+  const rows: [string, Change][] = [];
+  for (const i of edge.edges) {
+    const e = marks.index.edges[i];
+    const c = e === undefined ? undefined : marks.byEdge.get(edgeKey(e));
+    if (e !== undefined && c !== undefined) rows.push([`${label(marks, e.source)} → ${label(marks, e.target)}`, c]);
+  }
+  if (rows.length === 0) return;
+  const s = el("section", "vista-details-section vista-diff-details");
+  s.appendChild(el("h4", undefined, "Diff"));
+  const t = el("table", "vista-details-table vista-diff-edges");
+  for (const [name, c] of rows) {
+    const tr = el("tr");
+    tr.dataset["status"] = c.status;
+    tr.appendChild(el("th", undefined, name));
+    const values = (c.fields ?? []).map((f) => `${f.field} ${formatValue(f.a)} → ${formatValue(f.b)}`);
+    tr.appendChild(el("td", undefined, [`${STATUS_SIGN[c.status]} ${c.status}`, ...values].join("; ")));
+    t.appendChild(tr);
+  }
+  s.appendChild(t);
+  const head = panel.querySelector(":scope > header");
+  if (head !== null) head.after(s);
+  else panel.prepend(s);
 }

@@ -3,9 +3,9 @@
  * (diff-marks.ts), a bar that walks the changes in order ("3 of 24") and toggles to side-by-side
  * panes of a and b (side-by-side.ts). Each graph is drawn by a plain Viewer with hooks.
  */
-import { changeTarget, readDiffDocument, type DiffIndex, type Side } from "../model/diff";
+import { changeTarget, edgeEnds, readDiffDocument, type Change, type DiffIndex, type Side } from "../model/diff";
 import type { ViewerOptions } from "../model/schema.generated";
-import { showDiffDetails } from "./diff-details";
+import { showDiffDetails, showEdgeDiff } from "./diff-details";
 import { drawDiffMarks, fillDiffLegend } from "./diff-marks";
 import { SideBySide } from "./side-by-side";
 import type { ThemeName, ThemeOption } from "./theme";
@@ -137,6 +137,10 @@ export class DiffViewer {
         const m = marks();
         if (m !== null) showDiffDetails(panel, m, id, side);
       },
+      edgeDetails: (panel, edge) => {
+        const m = marks();
+        if (m !== null) showEdgeDiff(panel, m, edge);
+      },
       legend: (legend, palette) => fillDiffLegend(legend, palette),
       themed: (theme) => this.themed(theme, side),
       picked: (id) => this.onPicked(side, id),
@@ -221,7 +225,7 @@ export class DiffViewer {
       const target = changeTarget(d, change, null);
       if (target !== null) {
         this.picked = { side: null, id: target };
-        await this.union.select(target);
+        await this.show(this.union, d, change, null, target);
       }
       return;
     }
@@ -233,9 +237,18 @@ export class DiffViewer {
     await Promise.all(
       (["a", "b"] as const).map((side) => {
         const target = targets[side];
-        return target === null ? Promise.resolve() : panes[side].select(target);
+        return target === null ? Promise.resolve() : this.show(panes[side], d, change, side, target);
       }),
     );
+  }
+
+  /** Selects what a change is at in one viewer: its element, or for an edge the edge itself (framing its target). */
+  private async show(viewer: Viewer, d: DiffIndex, change: Change, side: Side | null, target: string): Promise<void> {
+    if (change.element !== "edge") return viewer.select(target);
+    const key = side === null ? change.id : [...d[side].byEdge].find(([, c]) => c === change)?.[0];
+    const ends = key === undefined ? null : edgeEnds(key);
+    if (ends === null) return viewer.select(target);
+    await viewer.selectEdgeBetween(ends.source, ends.target);
   }
 
   private onPicked(side: Side | null, id: string): void {

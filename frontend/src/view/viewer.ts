@@ -8,7 +8,7 @@ import { isDiffDocument } from "../model/diff";
 import { mountDiff } from "./diff";
 import { search } from "../model/search";
 import * as states from "../model/state";
-import { computeVisibleGraph, type VisibleGraph } from "../model/visible";
+import { computeVisibleGraph, type VisibleEdge, type VisibleGraph } from "../model/visible";
 import { acquireLayoutClient, releaseLayoutClient, type LayoutClient } from "../layout/client";
 import type { LayoutResult, Rect } from "../layout/types";
 import { toolbarAction, unhandled, type ToolbarAction } from "./actions";
@@ -70,6 +70,8 @@ export interface ViewerHooks {
   drawn?(view: DrawnView): void;
   /** After the details panel was filled for `id`. */
   details?(panel: HTMLElement, id: string): void;
+  /** After the details panel was filled for the drawn edge `edge`. */
+  edgeDetails?(panel: HTMLElement, edge: VisibleEdge): void;
   /** A click picked `id`. */
   picked?(id: string): void;
   /** After the legend was filled. */
@@ -637,7 +639,20 @@ export class Viewer {
     this.selectEdge(id);
     this.applyLineage();
     showEdge(this.chrome.detailsContent, this.index, edge);
+    this.hooks.edgeDetails?.(this.chrome.detailsContent, edge);
     this.chrome.details.hidden = false;
+  }
+
+  /**
+   * Selects the drawn edge that carries the document edge from node `source` to node `target`
+   * (opening what hides `target`, then as a click on the edge does).
+   */
+  async selectEdgeBetween(source: string, target: string): Promise<void> {
+    await this.select(target);
+    const from = this.visible?.nodeOwner.get(source);
+    const to = this.visible?.nodeOwner.get(target);
+    if (from === null || from === undefined || to === null || to === undefined) return;
+    this.pickEdge(`${from}>${to}`);
   }
 
   private selectEdge(id: string | null): void {
