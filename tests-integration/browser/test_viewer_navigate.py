@@ -317,3 +317,20 @@ def test_details_wrap_long_names_between_parts_and_scroll_long_code(documents: D
     code = viewer.page.eval_on_selector(viewer.sel(".vista-source-code"),
                                         "p => [p.scrollWidth, p.clientWidth, getComputedStyle(p).overflowX]")
     assert code[0] > code[1] and code[2] == "auto", "the long source line scrolls"
+
+
+def test_hugging_face_modules_show_their_config_attributes(documents: Documents, open_viewer: OpenPage) -> None:
+    doc = documents("bert")
+    module = next(m for m in doc["modules"] if m["class_name"] == "BertSelfAttention")
+    assert module.get("extra_repr", "") == ""
+    attributes = {a["name"]: a["value"] for a in module["attributes"]}
+    assert "num_attention_heads" in attributes
+    viewer = open_viewer(doc, depth=1)
+    viewer.evaluate_handle(f"h => h.select({module['id']!r})")
+    viewer.page.wait_for_selector(viewer.sel(".vista-details:not([hidden])"))
+    rows: list[list[str]] = viewer.page.eval_on_selector_all(
+        viewer.sel(".vista-details-section"),
+        """ss => ss.filter(s => s.querySelector('h4')?.textContent === 'Attributes')
+                   .flatMap(s => [...s.querySelectorAll('tr')]
+                   .map(r => [r.cells[0].textContent, r.cells[1].textContent]))""")
+    assert dict(rows) == attributes

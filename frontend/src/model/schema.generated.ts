@@ -107,6 +107,10 @@ export interface ModuleCall {
    * Since 1.1, with timing: measured wall time of the call in microseconds.
    */
   time_us?: number;
+  /**
+   * Since 1.1. Public scalar attributes the module set on itself (its config, as Hugging Face layers keep it), for a module whose extra_repr is empty.
+   */
+  attributes?: Attribute[];
 }
 /**
  * This interface was referenced by `VistaGraphDocumentSchemaVersion1`'s JSON-Schema
@@ -175,6 +179,17 @@ export interface TensorStats {
   posinf: number;
   neginf: number;
   zeros: number;
+}
+/**
+ * This interface was referenced by `VistaGraphDocumentSchemaVersion1`'s JSON-Schema
+ * via the `definition` "attribute".
+ */
+export interface Attribute {
+  name: string;
+  /**
+   * repr() of the value, cut to 80 characters.
+   */
+  value: string;
 }
 /**
  * This interface was referenced by `VistaGraphDocumentSchemaVersion1`'s JSON-Schema

@@ -172,5 +172,8 @@ export function showModule(panel: HTMLElement, index: GraphIndex, module: Module
     (p): Row => [p.name, `${formatShape(p.shape)} · ${p.dtype} · ${p.numel.toLocaleString("en-US")}${p.kind === "buffer" ? " · buffer" : ""}`],
   );
   if (params.length > 0) table(section(panel, "Own parameters"), params);
+  // A Hugging Face layer's config: what its empty extra_repr does not say.
+  const attributes = (module.attributes ?? []).map((a): Row => [a.name, a.value]);
+  if (attributes.length > 0) table(section(panel, "Attributes"), attributes);
   sourceBlock(panel, module.source);
 }

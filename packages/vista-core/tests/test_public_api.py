@@ -5,7 +5,8 @@ from __future__ import annotations
 import vista_core
 
 EXPECTED = {
-    "DIFF_VERSION", "SCHEMA_VERSION", "Argument", "CallTensor", "Capture", "Change", "DiffVersionError", "Edge",
+    "DIFF_VERSION", "SCHEMA_VERSION", "Argument", "Attribute", "CallTensor", "Capture", "Change", "DiffVersionError",
+    "Edge",
     "FieldChange", "Graph", "GraphDiff", "ModuleCall", "Node", "NodeError",
     "NodeKind", "ParameterInfo", "Producer", "RepeatedBlock", "SchemaError", "SchemaVersionError", "SharedTensor",
     "SourceLocation",

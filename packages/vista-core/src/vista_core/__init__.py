@@ -22,6 +22,7 @@ from ._diff import Change, FieldChange, GraphDiff, diff
 from ._exceptions import DiffVersionError, SchemaError, SchemaVersionError, TraceInputError, VistaError
 from ._graph import (
     Argument,
+    Attribute,
     CallTensor,
     Edge,
     Graph,
@@ -45,6 +46,7 @@ __all__ = [
     "DIFF_VERSION",
     "SCHEMA_VERSION",
     "Argument",
+    "Attribute",
     "CallTensor",
     "Capture",
     "Change",

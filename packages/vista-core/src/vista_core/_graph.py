@@ -100,6 +100,16 @@ class SourceLocation:
 
 
 @dataclass(frozen=True)
+class Attribute:
+    """A public scalar attribute a module set on itself (``num_attention_heads``: ``2``), as its
+    repr. Recorded for modules whose ``extra_repr()`` is empty, as Hugging Face layers' are,
+    which keep their config this way. Schema 1.1."""
+
+    name: str
+    value: str
+
+
+@dataclass(frozen=True)
 class Argument:
     """One argument of an op call in short readable form; ``name`` is None when positional.
 
@@ -223,6 +233,8 @@ class ModuleCall:
     flops: int | None = None
     #: Measured wall time of the call in microseconds, with ``timing=True``. Schema 1.1.
     time_us: float | None = None
+    #: Public scalar attributes, for a module whose ``extra_repr`` is empty. Schema 1.1.
+    attributes: tuple[Attribute, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -513,6 +525,12 @@ def _to_data(value: object, memo: dict[int, object] | None = None) -> object:
 # instance dict in one step (about twice as fast). They take every field, in declaration
 # order; a test checks each one against the dataclass __init__.
 
+def make_attribute(name: str, value: str) -> Attribute:
+    record = _new(Attribute)
+    _setattr(record, "__dict__", {"name": name, "value": value})
+    return record
+
+
 def make_argument(name: str | None, value: str) -> Argument:
     record = _new(Argument)
     _setattr(record, "__dict__", {"name": name, "value": value})
@@ -557,7 +575,7 @@ def make_module_call(id: str, parent: str | None, path: str, name: str, class_na
                      source: SourceLocation | None, inputs: tuple[CallTensor, ...],
                      outputs: tuple[CallTensor, ...], bytes: int | None = None,
                      param_bytes: int | None = None, flops: int | None = None,
-                     time_us: float | None = None) -> ModuleCall:
+                     time_us: float | None = None, attributes: tuple[Attribute, ...] = ()) -> ModuleCall:
     record = _new(ModuleCall)
     _setattr(record, "__dict__", {"id": id, "parent": parent, "path": path, "name": name,
                                   "class_name": class_name, "class_qualname": class_qualname,
@@ -565,7 +583,8 @@ def make_module_call(id: str, parent: str | None, path: str, name: str, class_na
                                   "num_params_own": num_params_own, "signature": signature,
                                   "parameters": parameters, "extra_repr": extra_repr, "failed": failed,
                                   "source": source, "inputs": inputs, "outputs": outputs, "bytes": bytes,
-                                  "param_bytes": param_bytes, "flops": flops, "time_us": time_us})
+                                  "param_bytes": param_bytes, "flops": flops, "time_us": time_us,
+                                  "attributes": attributes})
     return record
 
 

@@ -18,6 +18,7 @@ from ._cost import add_costs
 from ._exceptions import TraceInputError
 from ._graph import (
     Argument,
+    Attribute,
     CallTensor,
     Graph,
     NodeError,
@@ -28,6 +29,7 @@ from ._graph import (
     TensorMeta,
     TraceError,
     make_argument,
+    make_attribute,
     make_call_tensor,
     make_edge,
     make_module_call,
@@ -408,9 +410,28 @@ def _dtype_text(dtype: Any) -> str:
     return meta_text(dtype, None)[0]
 
 
+_SCALARS = (bool, int, float, str)
+_MAX_ATTRIBUTES = 32
+
+
+def _public_attributes(module: torch.nn.Module) -> tuple[Attribute, ...]:
+    """The public scalar attributes `module` set on itself, in the order it set them: where a
+    Hugging Face layer keeps its config (num_attention_heads, head_dim), which its empty
+    extra_repr does not show."""
+    found = []
+    for name, value in vars(module).items():
+        # None and "" are settings left unset (HF's name_or_path, kernel_config): nothing to say.
+        if name.startswith("_") or name == "training" or type(value) not in _SCALARS or value is None or value == "":
+            continue
+        found.append(make_attribute(name, safe_repr(value, 80)))
+        if len(found) == _MAX_ATTRIBUTES:
+            break
+    return tuple(found)
+
+
 def _module_info(module: Any, memo: dict[int, dict[int, int]], totals: dict[int, int]) -> tuple[Any, ...]:
     """(class name, qualified class name, parameters in all, own parameters, own parameter
-    records, extra_repr) of a module, or of a plain function traced as the model."""
+    records, extra_repr, public attributes) of a module, or of a plain function traced as the model."""
     cls = type(module)
     if isinstance(module, torch.nn.Module):
         class_name, class_qualname = cls.__name__, f"{cls.__module__}.{cls.__qualname__}"
@@ -434,12 +455,13 @@ def _module_info(module: Any, memo: dict[int, dict[int, int]], totals: dict[int,
             extra = short_text(str(module.extra_repr()), 300)
         except Exception as exc:  # a model's own extra_repr may be broken  # noqa: BLE001
             extra = f"<extra_repr() raised {type(exc).__name__}>"
+        attributes = _public_attributes(module) if extra == "" else ()
     else:
         name = getattr(module, "__qualname__", None) or getattr(module, "__name__", None) or cls.__name__
         class_name, class_qualname = str(name), f"{getattr(module, '__module__', None) or ''}.{name}".lstrip(".")
         total = own = 0
-        params, extra = [], ""
-    return class_name, class_qualname, total, own, tuple(params), extra
+        params, extra, attributes = [], "", ()
+    return class_name, class_qualname, total, own, tuple(params), extra, attributes
 
 
 def _build(rec: Recorder, output: Any, error: BaseException | None) -> Graph:
@@ -514,6 +536,7 @@ def _build(rec: Recorder, output: Any, error: BaseException | None) -> Graph:
             None if c.parent is None else location(c.where, places),  # source
             flows(c.inputs),
             flows(c.outputs),
+            attributes=info[6],
         )
         for c, info in zip(rec.calls, call_infos)
     )
