@@ -43,7 +43,8 @@ def diff_table(figures: dict[str, Any]) -> list[str]:
              f"| trace both | {_ms(figures.get('trace_both_s'))} |",
              f"| **diff (median wall)** | **{_ms(figures.get('diff_s'))}** (runs: {runs} ms) |",
              f"| diff (median CPU) | {_ms(figures.get('diff_cpu_s'))} |",
-             f"| diff of b with itself (equal: {figures.get('equal_self')}) | {_ms(figures.get('diff_self_s'))} |",
+             f"| diff of b with itself, median of 3 (equal: {figures.get('equal_self')}) | "
+             f"{_ms(figures.get('diff_self_s'))} |",
              f"| changes added / removed / changed | {changes.get('added')} / {changes.get('removed')} / "
              f"{changes.get('changed')} |",
              f"| summary() | {_ms(figures.get('summary_s'))} |",

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from typing import Any
 
 import pytest
 import torch
@@ -240,3 +241,25 @@ def test_a_renamed_call_is_matched_by_class_and_reported_as_a_path_change() -> N
     names = {(f.a, f.b) for c in result.changes if c.element == "node" for f in c.fields if f.field == "name"}
     assert names == {("mlp.weight", "ffn.weight"), ("mlp.bias", "ffn.bias")}
     assert "path mlp → ffn (Linear)" in result.summary()
+
+
+def test_the_collector_is_paused_while_diffing_and_resumed_after(monkeypatch: pytest.MonkeyPatch) -> None:
+    import gc
+
+    graph = _trace(Stack(2))
+    seen: list[bool] = []
+    original = vista_core._diff._Differ.run
+
+    def spy(self: Any) -> GraphDiff:
+        seen.append(gc.isenabled())
+        return original(self)
+
+    monkeypatch.setattr(vista_core._diff._Differ, "run", spy)
+    result = diff(graph, graph)
+    assert seen == [False] and gc.isenabled()
+    gc.disable()
+    try:
+        result.to_json()
+        assert not gc.isenabled()  # a caller's own pause is left as it was
+    finally:
+        gc.enable()

@@ -13,11 +13,13 @@ with ``b``'s values), which is what a viewer draws; its document is the diff con
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
+import gc
 import hashlib
 import json
 import sys
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any, Literal, TypeVar
 
@@ -62,7 +64,7 @@ class GraphDiff:
 
     ``changes`` lists the elements that differ in graph order; ``module_matches`` and
     ``node_matches`` every matched pair as ``(a id, b id, union id)``; ``union`` is one graph
-    holding both traces.
+    holding both traces (each matched element once, with b's values; ids of its own).
     """
 
     a: Graph
@@ -80,13 +82,18 @@ class GraphDiff:
 
     def summary(self) -> str:
         """A short text report of the changes, repeated ones grouped ("1 module call added under
-        transformer.h: GPT2Block h.2"; "linear outputs[0].shape 1×8×64 → 1×8×96 in 24 places")."""
+        transformer.h: GPT2Block (transformer.h.2)"; "outputs[0].shape 1×8×32 → 1×8×48 (Linear,
+        linear) in 8 places"), after one line of counts and one of the model's totals."""
         from ._diff_summary import summary
 
         return summary(self)
 
     def to_dict(self) -> dict[str, Any]:
         """The diff document (see vista-schema's ``schema/v1/diff.schema.json``) as plain data."""
+        with _collector_paused():
+            return self._data()
+
+    def _data(self) -> dict[str, Any]:
         return {
             "diff_version": DIFF_VERSION,
             "a": self.a.to_dict(),
@@ -100,6 +107,10 @@ class GraphDiff:
 
     def to_json(self, *, indent: int | None = None) -> str:
         """The diff document as JSON text; the same two traces always give the same bytes."""
+        with _collector_paused():
+            return self._json(indent)
+
+    def _json(self, indent: int | None) -> str:
         separators = (",", ":") if indent is None else (",", ": ")
         # The graphs go through Graph.to_json, which shares repeated records while writing.
         parts = {key: getattr(self, key).to_json(indent=indent) for key in ("a", "b", "union")}
@@ -273,7 +284,24 @@ def diff(a: object, b: object) -> GraphDiff:
     and bytes). Source locations, ids and signatures are not compared, so a refactor that
     keeps the graph gives ``diff(before, after).equal``.
     """
-    return _Differ(_as_graph(a, "a"), _as_graph(b, "b")).run()
+    first, second = _as_graph(a, "a"), _as_graph(b, "b")
+    with _collector_paused():
+        return _Differ(first, second).run()
+
+
+@contextlib.contextmanager
+def _collector_paused() -> Iterator[None]:
+    """The cyclic garbage collector paused (and resumed, whatever happens): nearly every object
+    a diff or its document makes lives on, so the collector's passes would only scan them and
+    the two graphs again."""
+    paused = gc.isenabled()
+    if paused:
+        gc.disable()
+    try:
+        yield
+    finally:
+        if paused:
+            gc.enable()
 
 
 def _coarse(node: Node) -> tuple[str, str]:
