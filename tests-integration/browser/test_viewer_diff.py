@@ -290,6 +290,15 @@ def test_side_by_side_panes_move_and_select_together(diffs: Callable[[str], Diff
     b.wait_ready()
     assert page.is_hidden(".vista-diff-unified")
     assert _attr(page, "[data-action=diff-side-by-side]", "aria-pressed") == "true"
+    # A +/− in one pane opens or closes the matched module in the other.
+    a_to_b_modules = {x: y for x, y, _ in diff["matches"]["modules"]}
+    transformer_a = next(m["id"] for m in diff["a"]["modules"] if m["path"] == "transformer")
+    transformer_b = a_to_b_modules[transformer_a]
+    a.click_toggle(transformer_a)
+    page.wait_for_selector(b.sel(f'g.vista-module[data-id="{transformer_b}"][data-state=expanded]'), state="attached")
+    b.click_toggle(transformer_b)
+    page.wait_for_selector(a.sel(f'g.vista-module[data-id="{transformer_a}"][data-state=collapsed]'), state="attached")
+
     # a shows what was removed, b what was added; each only its own.
     a.click_action("expand-all")
     b.click_action("expand-all")
@@ -339,6 +348,14 @@ def test_side_by_side_panes_move_and_select_together(diffs: Callable[[str], Diff
                            arg=b.sel(".vista-details"))
     SHOTS.mkdir(parents=True, exist_ok=True)
     page.screenshot(path=str(SHOTS / f"layers-side-by-side-{scheme}.png"))
+
+    # One theme for both panes (and the bar).
+    other = "dark" if scheme == "light" else "light"
+    a.click_action("toggle-theme")
+    page.wait_for_selector(f'{b.root}[data-theme="{other}"]', state="attached")
+    assert _attr(page, ".vista-diff", "data-theme") == other
+    a.click_action("toggle-theme")
+    page.wait_for_selector(f'{b.root}[data-theme="{scheme}"]', state="attached")
 
     # Back to one graph: the selection comes along.
     page.click("[data-action=diff-unified]")

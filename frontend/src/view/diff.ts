@@ -144,6 +144,9 @@ export class DiffViewer {
       legend: (legend, palette) => fillDiffLegend(legend, palette),
       themed: (theme) => this.themed(theme, side),
       picked: (id) => this.onPicked(side, id),
+      toggled: (id, how) => {
+        if (side !== null && this.diff !== null) this.panes?.toggled(this.diff, side, id, how);
+      },
       moved: (before, after) => this.panes?.moved(side, before, after),
     };
   }

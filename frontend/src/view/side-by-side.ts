@@ -7,7 +7,7 @@ import { zoomIdentity, type ZoomTransform } from "d3-zoom";
 import type { DiffIndex, Side } from "../model/diff";
 import type { GraphIndex } from "../model/document";
 import type { ViewerOptions } from "../model/schema.generated";
-import { Viewer, type ViewerHooks } from "./viewer";
+import { Viewer, type OpenChange, type ViewerHooks } from "./viewer";
 
 const WORDS: Readonly<Record<Side, string>> = { a: "a · before", b: "b · after" };
 
@@ -52,6 +52,12 @@ export class SideBySide {
   picked(d: DiffIndex, side: Side, id: string): void {
     const match = side === "a" ? d.aToB.get(id) : d.bToA.get(id);
     if (match !== undefined) void (side === "a" ? this.b : this.a).select(match);
+  }
+
+  /** Module `id` was opened or closed in pane `side`: its match in the other pane follows. */
+  toggled(d: DiffIndex, side: Side, id: string, how: OpenChange): void {
+    const match = side === "a" ? d.aToB.get(id) : d.bToA.get(id);
+    if (match !== undefined) void (side === "a" ? this.b : this.a).setOpen(match, how);
   }
 
   /** Selects what union element `id` is in each pane. */

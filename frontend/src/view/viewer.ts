@@ -74,6 +74,8 @@ export interface ViewerHooks {
   edgeDetails?(panel: HTMLElement, edge: VisibleEdge): void;
   /** A click picked `id`. */
   picked?(id: string): void;
+  /** The user's +/− opened or closed module `id`, or unfolded the run whose box it is. */
+  toggled?(id: string, how: OpenChange): void;
   /** After the legend was filled. */
   legend?(legend: HTMLElement, palette: Palette): void;
   /** The user panned or zoomed (the camera moved from `before` to `after`). */
@@ -81,6 +83,8 @@ export interface ViewerHooks {
   /** The theme changed (or was first resolved). */
   themed?(theme: ThemeName): void;
 }
+
+export type OpenChange = "open" | "close" | "unfold";
 
 /** What was drawn, as ViewerHooks.drawn gets it. */
 export interface DrawnView {
@@ -279,7 +283,31 @@ export class Viewer {
   }
 
   private async toggle(id: string): Promise<void> {
+    const before = this.state;
     await this.change((i, s) => states.toggle(i, s, id), this.anchoredAt(id, id));
+    const after = this.state;
+    if (before !== null && after !== null && after !== before) {
+      const how = after.unfolded.size > before.unfolded.size ? "unfold" : after.open.has(id) ? "open" : "close";
+      this.hooks.toggled?.(id, how);
+    }
+  }
+
+  /**
+   * Opens module `id` (and what hides it), closes it, or unfolds the run holding it, keeping its
+   * box where it is on screen: the other pane's answer to a +/− (side-by-side.ts).
+   */
+  async setOpen(id: string, how: OpenChange): Promise<void> {
+    if (this.index === null || this.state === null || !this.index.modules.has(id)) return;
+    const drawn = this.visible?.moduleOwner.get(id) ?? id;
+    await this.change((i, s) => {
+      if (how === "close") {
+        const next = new Set(s.open);
+        next.delete(id);
+        return { ...s, open: next };
+      }
+      const shown = states.reveal(i, s, id);
+      return how === "unfold" ? shown : { ...shown, open: new Set([...shown.open, id]) };
+    }, this.anchoredAt(drawn, id));
   }
 
   /** Folds the unfolded run that module `id` belongs to; its "×N" box takes the place of `id`. */
