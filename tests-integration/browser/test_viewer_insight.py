@@ -206,6 +206,17 @@ def test_colours_follow_the_theme(documents: Documents, open_viewer: OpenPage) -
     assert viewer.page.get_attribute(viewer.sel(".vista-heat-legend"), "data-measure") == "flops"
 
 
+def test_zoomed_out_class_colours_leave_the_heat_visible(documents: Documents, open_viewer: OpenPage) -> None:
+    viewer = open_viewer(documents("bert"), depth=1)
+    lod = viewer.sel(".vista-layer-lod rect")
+    fills = "els => els.map(e => getComputedStyle(e).fill)"
+    assert any(f != "none" for f in viewer.page.eval_on_selector_all(lod, fills)), "closed boxes get class fills"
+    _colour_by(viewer, "flops")
+    assert all(f == "none" for f in viewer.page.eval_on_selector_all(lod, fills))
+    _colour_by(viewer, "none")
+    assert any(f != "none" for f in viewer.page.eval_on_selector_all(lod, fills))
+
+
 def test_the_nan_page_opens_on_the_first_nonfinite_op(open_viewer: OpenPage) -> None:
     torch.manual_seed(0)
     doc = vista_core.trace(LogOfNegative(), torch.randn(2, 4), stats=True).to_dict()

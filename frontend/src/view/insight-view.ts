@@ -192,6 +192,12 @@ export class InsightView {
     const theme = this.host.theme();
     if (this.painted) unpaintAll(this.viewport);
     const key = this.colourBy === "none" ? null : this.colourBy;
+    // The zoomed-out level of detail then leaves closed boxes' fills to the heat (see insight.css).
+    const svg = this.viewport.ownerSVGElement;
+    if (svg !== null) {
+      if (key === null) delete svg.dataset["colourBy"];
+      else svg.dataset["colourBy"] = key;
+    }
     const marks = this.showTransitions || this.nonfinite !== null;
     this.painted = key !== null || marks;
     if (key !== null || this.legend.hidden !== true) {
