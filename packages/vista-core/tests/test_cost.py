@@ -4,6 +4,9 @@ module calls' totals over their subtrees."""
 from __future__ import annotations
 
 import copy
+import pickle
+from collections.abc import Callable
+from typing import Any
 
 import pytest
 import torch
@@ -110,3 +113,71 @@ def test_functions_and_meta_tensors_get_bytes() -> None:
     g = vista_core.trace(lambda x: torch.relu(x @ x), torch.empty(4, 4, device="meta"))
     assert [n.bytes for n in g.ops()] == [64, 64]
     assert (g.root.bytes, g.root.param_bytes) == (128, 0)
+
+
+class _Replays:
+    """Counts the calls of _cost.op_flops (the FLOP replay) and the ops they replay."""
+
+    def __init__(self, monkeypatch: pytest.MonkeyPatch) -> None:
+        from vista_core import _cost
+
+        self.calls = 0
+        real = _cost.op_flops
+
+        def counting(replays: Any) -> Any:
+            self.calls += 1
+            return real(replays)
+
+        monkeypatch.setattr(_cost, "op_flops", counting)
+
+
+def _model() -> torch.nn.Module:
+    return torch.nn.Sequential(torch.nn.Linear(5, 7), torch.nn.ReLU(), torch.nn.Linear(7, 3))
+
+
+@pytest.mark.parametrize("read", [
+    lambda g: g.root.flops,
+    lambda g: next(g.ops()).flops,
+    lambda g: g.to_json(),
+    lambda g: g.to_dict(),
+    lambda g: g.summary(),
+    lambda g: copy.deepcopy(g),
+    lambda g: pickle.dumps(g),
+    lambda g: hash(next(g.ops())),
+])
+def test_flops_are_replayed_when_first_read_not_in_the_trace(monkeypatch: pytest.MonkeyPatch,
+                                                             read: Callable[[Graph], object]) -> None:
+    replays = _Replays(monkeypatch)
+    graph = vista_core.trace(_model(), torch.randn(2, 5))
+    assert replays.calls == 0
+    read(graph)
+    assert replays.calls == 1
+    assert [n.flops for n in graph.ops()] == [2 * 2 * 5 * 7, None, 2 * 2 * 7 * 3]
+    assert graph.root.flops == 2 * 2 * (5 * 7 + 7 * 3)
+    graph.to_json()
+    assert replays.calls == 1
+
+
+def test_deferred_flops_equal_eager_ones_after_a_copy() -> None:
+    graph = vista_core.trace(_model(), torch.randn(2, 5))
+    copied = pickle.loads(pickle.dumps(graph))
+    assert copied == graph and copied.root.flops == 2 * 2 * (5 * 7 + 7 * 3)
+    assert "Deferred" not in repr(copy.deepcopy(vista_core.trace(_model(), torch.randn(2, 5))))
+
+
+def test_reading_flops_inside_a_callers_mode_is_hidden_from_it() -> None:
+    from torch.utils._python_dispatch import TorchDispatchMode
+
+    class Seen(TorchDispatchMode):  # type: ignore[misc]  # torch leaves it untyped
+        def __init__(self) -> None:
+            super().__init__()
+            self.ops: list[str] = []
+
+        def __torch_dispatch__(self, func: Any, types: Any, args: Any = (), kwargs: Any = None) -> Any:
+            self.ops.append(str(func))
+            return func(*args, **(kwargs or {}))
+
+    graph = vista_core.trace(_model(), torch.randn(2, 5))
+    with Seen() as seen:
+        assert graph.root.flops == 2 * 2 * (5 * 7 + 7 * 3)
+    assert seen.ops == []

@@ -5,20 +5,23 @@ and the model's parameters and buffers). FLOPs are torch's own (``torch.utils.fl
 while tracing, each op keeps only its function and a light copy of its arguments with every
 tensor as a :class:`TensorSpec`; when the graph is built, each op runs again on fake tensors (no data)
 counting with torch's FLOP formulas (once per distinct call: a model's repeated layers cost one replay).
-An always-on dispatch mode during the forward would cost every aten op instead.
+An always-on dispatch mode during the forward would cost every aten op instead. The replays run
+when the FLOPs are first read (a node's or call's ``flops``, the document, the summary), not in
+the trace.
 """
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Callable, Sequence
 from typing import Any, NamedTuple
 
 import torch
 from torch._subclasses.fake_tensor import FakeTensorMode
-from torch.utils._python_dispatch import TorchDispatchMode
+from torch.utils._python_dispatch import TorchDispatchMode, _disable_current_modes
 from torch.utils.flop_counter import flop_registry
 
-from ._graph import ModuleCall, Node, TensorMeta
+from ._graph import Deferred, ModuleCall, Node, TensorMeta
 
 __all__ = ["Replay", "TensorSpec", "add_costs", "element_size", "op_flops", "replay_spec", "tensor_bytes"]
 
@@ -201,23 +204,56 @@ def _owned_bytes(module: Any, memo: dict[int, dict[int, int]]) -> dict[int, int]
     return found
 
 
+class _Flops:
+    """The FLOPs of one trace's op nodes and module calls, replayed when first read (see
+    :class:`vista_core._graph.Deferred`): the replays cost more than the rest of building the
+    document, and many traces are only drawn or diffed by structure."""
+
+    def __init__(self, nodes: Sequence[Node], modules: Sequence[ModuleCall], parents: Sequence[int | None],
+                 ops: list[int], replays: list[Replay | None]) -> None:
+        self._work: tuple[Any, ...] | None = (nodes, modules, parents, ops, replays)
+        self._lock = threading.Lock()
+        self.deferred = Deferred(self.resolve)
+
+    def resolve(self) -> None:
+        with self._lock:  # two threads reading at once replay once
+            work = self._work
+            if work is None:
+                return
+            nodes, modules, parents, ops, replays = work
+            # Hidden from the modes of whoever reads (their reads may come inside one).
+            with torch._C.DisableTorchFunction(), _disable_current_modes():
+                counts = op_flops(replays)
+            index = {m.id: i for i, m in enumerate(modules)}
+            flops = [0] * len(modules)
+            for j, count in zip(ops, counts):
+                _setattr(nodes[j], "flops", count)
+                if count is not None:
+                    flops[index[nodes[j].module]] += count
+            for i in range(len(modules) - 1, 0, -1):  # children after parents: sum bottom-up
+                parent = parents[i]
+                if parent is not None:
+                    flops[parent] += flops[i]
+            for call, total in zip(modules, flops):
+                _setattr(call, "flops", total)
+            self._work = None  # the replays are not needed again
+
+
 def add_costs(nodes: Sequence[Node], modules: Sequence[ModuleCall], call_modules: Sequence[Any],
               parents: Sequence[int | None], replays: Sequence[Replay | None]) -> None:
-    """Fill in ``bytes`` and ``flops`` of op nodes, ``bytes`` of parameter and buffer nodes and
-    ``bytes``, ``param_bytes`` and ``flops`` of module calls (subtree sums), on records just
-    made by the tracer (no one holds them yet).
+    """Fill in ``bytes`` of op, parameter and buffer nodes and ``bytes`` and ``param_bytes`` of
+    module calls (subtree sums), and defer ``flops`` of op nodes and module calls until first
+    read, on records just made by the tracer (no one holds them yet).
 
     ``call_modules[i]`` is the module (or function) of call ``i``, ``parents[i]`` its parent
     call's index (parents come before their children); ``replays[j]`` is node ``j``'s op call.
     """
     index = {m.id: i for i, m in enumerate(modules)}
     activations = [0] * len(modules)
-    flops = [0] * len(modules)
     ops = [j for j, node in enumerate(nodes) if node.kind == "op" and node.error is None]
-    for j, count in zip(ops, op_flops([replays[j] for j in ops])):
-        if count is not None:
-            _setattr(nodes[j], "flops", count)
-            flops[index[nodes[j].module]] += count
+    deferred = _Flops(nodes, modules, parents, ops, [replays[j] for j in ops]).deferred
+    for j in ops:
+        _setattr(nodes[j], "flops", deferred)
     for node in nodes:
         kind = node.kind
         if (kind == "op" and node.error is None) or kind in ("parameter", "buffer"):
@@ -232,10 +268,9 @@ def add_costs(nodes: Sequence[Node], modules: Sequence[ModuleCall], call_modules
         parent = parents[i]
         if parent is not None:
             activations[parent] += activations[i]
-            flops[parent] += flops[i]
     memo: dict[int, dict[int, int]] = {}
     for i, (call, module) in enumerate(zip(modules, call_modules)):
         owned = sum(_owned_bytes(module, memo).values()) if isinstance(module, torch.nn.Module) else 0
         _setattr(call, "bytes", activations[i])
         _setattr(call, "param_bytes", owned)
-        _setattr(call, "flops", flops[i])
+        _setattr(call, "flops", deferred)

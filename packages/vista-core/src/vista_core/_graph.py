@@ -19,7 +19,7 @@ import math
 import sys
 import types
 import typing
-from collections.abc import Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
 from typing import Any, Literal, Union
 
@@ -31,6 +31,7 @@ _setattr = object.__setattr__
 __all__ = [
     "Argument",
     "CallTensor",
+    "Deferred",
     "Edge",
     "Graph",
     "ModuleCall",
@@ -235,6 +236,53 @@ class ModuleCall:
     time_us: float | None = None
     #: Public scalar attributes, for a module whose ``extra_repr`` is empty. Schema 1.1.
     attributes: tuple[Attribute, ...] = ()
+
+
+class Deferred:
+    """The value of a record field that is computed when first read: ``resolve()`` puts the
+    real values into every record holding this object. By default fields hold their values;
+    the tracer defers the FLOPs (``Node.flops``, ``ModuleCall.flops``: see ``_cost.py``), so a
+    trace does not pay for them until someone reads them or the document."""
+
+    __slots__ = ("resolve",)
+
+    def __init__(self, resolve: Callable[[], None]) -> None:
+        self.resolve = resolve
+
+
+class _DeferredField:
+    """A data descriptor for a dataclass field that may hold a :class:`Deferred`."""
+
+    __slots__ = ("name",)
+
+    def __init__(self, name: str) -> None:
+        self.name = name
+
+    def __get__(self, record: object, owner: type | None = None) -> Any:
+        if record is None:
+            return None  # the field's default, as the dataclass had it
+        value = record.__dict__[self.name]
+        if type(value) is Deferred:
+            value.resolve()
+            value = record.__dict__[self.name]
+        return value
+
+    def __set__(self, record: object, value: object) -> None:
+        record.__dict__[self.name] = value
+
+
+def _resolved_state(record: object) -> dict[str, Any]:
+    """``__getstate__`` of records with deferred fields: copies and pickles hold values."""
+    state: dict[str, Any] = record.__dict__
+    for value in list(state.values()):
+        if type(value) is Deferred:
+            value.resolve()
+    return state
+
+
+for _record in (Node, ModuleCall):
+    _record.flops = _DeferredField("flops")  # type: ignore[assignment]  # a descriptor in the field's place
+    _record.__getstate__ = _resolved_state  # type: ignore[method-assign, assignment]
 
 
 @dataclass(frozen=True)
@@ -501,6 +549,9 @@ def _to_data(value: object, memo: dict[int, object] | None = None) -> object:
         out: dict[str, object] = {}
         for name, key, default in layout:
             item = fields[name]
+            if type(item) is Deferred:
+                item.resolve()
+                item = fields[name]
             if item is default or (default is not _NO_DEFAULT and item == default):
                 continue
             out[key] = item if type(item) in _PLAIN else _to_data(item, memo)
