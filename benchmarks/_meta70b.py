@@ -3,7 +3,8 @@
 Run in its own process (``python -m benchmarks._meta70b OUT_DIR``) so its peak resident set
 size (``VmHWM``) is Vista's alone: it builds ``LlamaForCausalLM`` under
 ``torch.device("meta")`` (no weights are allocated), traces it on meta ``input_ids`` of
-sequence 128, writes the graph document and, when vista-render-html is installed, the HTML
+sequence 128, reads the FLOPs of every module call (torch's formulas, replayed on fake tensors),
+writes the graph document and, when vista-render-html is installed, the HTML
 page into OUT_DIR, and prints one JSON line with the figures.
 """
 
@@ -64,6 +65,13 @@ def run(out_dir: Path, layers: int | None = None) -> dict[str, Any]:
     figures["trace_error"] = None if capture.exception is None else (
         f"{type(capture.exception).__name__}: {capture.exception}")
     figures["nodes"], figures["edges"], figures["modules"] = len(graph.nodes), len(graph.edges), len(graph.modules)
+    # Per-module FLOPs: the first read replays every op on fake tensors (FLOPs are lazy).
+    start = time.perf_counter()
+    per_module = {m.path: m.flops for m in graph.modules if m.call_index == 0}
+    figures["flops_s"] = time.perf_counter() - start
+    figures["flops"] = graph.root.flops
+    figures["flops_layer"] = per_module.get("model.layers.0")
+    figures["flops_lm_head"] = per_module.get("lm_head")
     start = time.perf_counter()
     document = graph.to_json()
     figures["to_json_s"] = time.perf_counter() - start

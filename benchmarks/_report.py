@@ -104,6 +104,11 @@ def evaluate_targets(results: dict[str, Any]) -> list[dict[str, str]]:
                         "detail": f"peak RSS {_bytes(rss)}; first draw "
                                   f"{meta.get('first_draw_ms', 'not measured')} ms"
                                   + (f"; trace error {meta['trace_error']}" if meta.get("trace_error") else "")})
+    if meta and "flops_s" in meta:
+        seconds = meta["flops_s"]
+        targets.append({"target": f"Llama {meta.get('layers')}-layer meta model: FLOPs per module in about a second",
+                        "status": _status(bool(meta.get("flops")) and seconds < 2.0),
+                        "detail": f"{seconds:.2f} s, {_flops(meta.get('flops'))} in all"})
     if results.get("diff70b"):
         targets.extend(diff_targets(results["diff70b"]))
     if results.get("scale"):
@@ -197,12 +202,19 @@ def _pages_table(pages: dict[str, Any]) -> list[str]:
     return lines
 
 
+def _flops(n: int | None) -> str:
+    return "–" if n is None else f"{n / 1e12:.2f} T"
+
+
 def _meta_table(meta: dict[str, Any]) -> list[str]:
     lines = ["| measure | value |", "|---|---:|",
              f"| layers / parameters | {meta.get('layers')} / {meta.get('parameters', 0) / 1e9:.1f} B |",
              f"| weights if allocated (fp32) | {_bytes(meta.get('weights_bytes_if_allocated'))} |",
              f"| build on meta | {_fmt_ms(meta.get('build_s'))} |",
              f"| trace time | {_fmt_ms(meta.get('trace_s'))} |",
+             f"| FLOPs of every module call (first read) | {_fmt_ms(meta.get('flops_s'))} |",
+             f"| FLOPs: model / one decoder layer / LM head | {_flops(meta.get('flops'))} / "
+             f"{_flops(meta.get('flops_layer'))} / {_flops(meta.get('flops_lm_head'))} |",
              f"| nodes / edges / module calls | {meta.get('nodes')} / {meta.get('edges')} / {meta.get('modules')} |",
              f"| document size (JSON) | {_bytes(meta.get('document_bytes'))} |",
              f"| page size (HTML) | {_bytes(meta.get('page_bytes'))} |",

@@ -22,7 +22,8 @@ very object the model raised); the document validates against the JSON Schema; i
 through ``Graph.from_json``; two traces give byte-identical JSON; no parameter or buffer
 edge leaves the module call its node is in; every tensor output is reachable from the input;
 the outputs, the RNG state and the model's parameters and buffers equal those of an untraced
-run, bit for bit; torch is left unchanged (``_clean.torch_left_clean``).
+run, bit for bit; torch is left unchanged (``_clean.torch_left_clean``); the document's FLOPs
+are what ``FlopCounterMode`` counts for the same forward (see ``check_flops``).
 
 Examples: the ``ci`` profile (default) runs 40, derandomized; ``VISTA_HYPOTHESIS_PROFILE=long``
 (``nox -s hypothesis_long``) runs 1000. The profiles are registered in ``conftest.py``.
@@ -44,6 +45,7 @@ from hypothesis import event, given
 from hypothesis import strategies as st
 from torch import nn
 from torch.overrides import TorchFunctionMode
+from torch.utils.flop_counter import FlopCounterMode
 
 import vista_core
 
@@ -591,10 +593,25 @@ def check_outputs_reachable(graph: vista_core.Graph) -> None:
     assert not missing, f"outputs not reachable from the input: {missing}"
 
 
+def check_flops(graph: vista_core.Graph, model: nn.Module, args: tuple[Any, ...], kwargs: dict[str, Any]) -> None:
+    """The FLOPs of the document are FlopCounterMode's for the same forward, exactly; except
+    that a TorchScript submodule runs in its interpreter, where FlopCounterMode counts its aten
+    ops and Vista sees one opaque node with no FLOPs."""
+    torch.manual_seed(SEED)
+    with FlopCounterMode(display=False) as counter:
+        model(*args, **kwargs)
+    expected = int(counter.get_total_flops())
+    scripted = any(n.label == "TorchScript" for n in graph.ops())
+    if scripted:
+        assert graph.root.flops is not None and graph.root.flops <= expected
+    else:
+        assert graph.root.flops == expected, f"FLOPs {graph.root.flops} != FlopCounterMode's {expected}"
+
+
 def check_case(case: Case) -> bool:
     """Run every check on one case; True when the model raised."""
     original, args, kwargs = build_case(case)
-    plain, traced, retraced, raising = (copy.deepcopy(original) for _ in range(4))
+    plain, traced, retraced, raising, counted = (copy.deepcopy(original) for _ in range(5))
     grad = torch.enable_grad() if case.grad else torch.no_grad()
     with grad:
         torch.manual_seed(SEED)
@@ -627,6 +644,7 @@ def check_case(case: Case) -> bool:
             outputs = [n for n in graph.nodes if n.kind == "output"]
             assert len(outputs) == count_leaves(case.outputs, count_none=False)
             check_outputs_reachable(graph)
+            check_flops(graph, counted, args, kwargs)
         else:
             exc = captured.exception
             assert exc is not None

@@ -117,6 +117,8 @@ def _frozen(value: Any) -> Any:
         return (type(value).__name__, *map(_frozen, value))
     if isinstance(value, dict):
         return ("dict", *((k, _frozen(v)) for k, v in value.items()))
+    if isinstance(value, slice):  # unhashable before Python 3.12; indexing a layer's tensors uses them
+        return ("slice", _frozen(value.start), _frozen(value.stop), _frozen(value.step))
     return (type(value), value)  # 1, 1.0 and True are equal keys but not equal calls
 
 
