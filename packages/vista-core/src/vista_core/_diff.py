@@ -25,7 +25,19 @@ from typing import Any, Literal, TypeVar
 
 from vista_schema import DIFF_VERSION, SchemaError, SchemaVersionError, is_diff_document, parse_json
 
-from ._graph import _UNKNOWN, Edge, Graph, ModuleCall, Node, RepeatedBlock, SharedTensor, TensorMeta, _new, _setattr
+from ._graph import (
+    _UNKNOWN,
+    Edge,
+    Graph,
+    ModuleCall,
+    Node,
+    RepeatedBlock,
+    SharedTensor,
+    TensorMeta,
+    _new,
+    _resolved_state,
+    _setattr,
+)
 from ._version import SCHEMA_VERSION
 
 __all__ = ["Change", "FieldChange", "GraphDiff", "diff"]
@@ -589,7 +601,7 @@ def _renamed(record: _RecordT, **ids: Any) -> _RecordT:
     """``record`` with the given id fields replaced, like ``dataclasses.replace`` but without
     re-running ``__init__`` (the union has one record per element of two graphs), and without
     the fields of a newer schema minor that the record kept (the union is of this version)."""
-    fields = dict(record.__dict__)
+    fields = dict(_resolved_state(record))  # deferred FLOPs are filled in on the original only
     fields.pop(_UNKNOWN, None)
     fields.update(ids)
     copy = _new(type(record))
