@@ -256,10 +256,16 @@ def add_costs(nodes: Sequence[Node], modules: Sequence[ModuleCall], call_modules
     deferred = _Flops(nodes, modules, parents, ops, [replays[j] for j in ops]).deferred
     for j in ops:
         _setattr(nodes[j], "flops", deferred)
+    sized: dict[int, int | None] = {}  # by TensorMeta: the tracer makes one per distinct tensor meta
     for node in nodes:
         kind = node.kind
         if (kind == "op" and node.error is None) or kind in ("parameter", "buffer"):
-            sizes = [tensor_bytes(t) for t in node.outputs]
+            sizes = []
+            for t in node.outputs:
+                size = sized.get(id(t), -1)
+                if size == -1:
+                    size = sized[id(t)] = tensor_bytes(t)
+                sizes.append(size)
             if None in sizes:
                 continue
             total = sum(sizes)  # type: ignore[arg-type]  # no None left
