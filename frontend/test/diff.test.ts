@@ -48,7 +48,11 @@ describe("readDiffDocument", () => {
     expect(() => readDiffDocument({ ...stackDiff(), diff_version: "2.0" })).toThrow(DocumentError);
     expect(() => readDiffDocument({ ...stackDiff(), diff_version: "2.0" })).toThrow(/"2\.0".*1\.x/);
     expect(() => readDiffDocument({ ...stackDiff(), union: undefined })).toThrow(/"union" must be a graph document/);
-    expect(() => readDiffDocument({ ...stackDiff(), b: { ...stackedBlocks(2), schema_version: "9.0" } })).toThrow(/its "b" graph: Unsupported schema_version "9\.0"/);
+    // a and b are read when first used (side by side), and named then.
+    const later = readDiffDocument({ ...stackDiff(), b: { ...stackedBlocks(2), schema_version: "9.0" } });
+    expect(later.union.byId.get("m5")?.status).toBe("added");
+    expect(() => later.b).toThrow(/its "b" graph: Unsupported schema_version "9\.0"/);
+    expect(() => readDiffDocument({ ...stackDiff(), a: 3 })).toThrow(/"a" must be a graph document/);
     const bad = stackDiff();
     (bad["changes"] as Record<string, unknown>[])[3]!["status"] = "moved";
     expect(() => readDiffDocument(bad)).toThrow(/changes\[3\]\.status must be "added", "removed" or "changed", got "moved"/);

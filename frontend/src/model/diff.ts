@@ -31,6 +31,7 @@ export interface DiffIndex {
   /** In graph order: the order "next change" walks. */
   readonly changes: readonly Change[];
   readonly union: DiffMarks;
+  /** Read on first use: a broken a or b graph throws then. */
   readonly a: DiffMarks;
   readonly b: DiffMarks;
   /** Matched module and node ids: a id -> b id and back. */
@@ -124,8 +125,9 @@ export function readDiffDocument(input: unknown): DiffIndex {
     );
   }
   const union = readGraph(input, "union");
-  const a = readGraph(input, "a");
-  const b = readGraph(input, "b");
+  for (const side of ["a", "b"] as const) {
+    if (!isRecord(input[side])) fail(`"${side}" must be a graph document (an object), got ${JSON.stringify(input[side]) ?? "nothing"}`);
+  }
   const changes = readChanges(input["changes"]);
   const matches = isRecord(input["matches"]) ? input["matches"] : fail(`"matches" must be an object, got ${JSON.stringify(input["matches"])}`);
   const pairs = [...readPairs(matches, "modules"), ...readPairs(matches, "nodes")];
@@ -161,13 +163,21 @@ export function readDiffDocument(input: unknown): DiffIndex {
     return s === undefined || t === undefined || m === null ? null : `${s}${m[2]}${t}${m[4]}`;
   };
 
+  const read: { a?: DiffMarks; b?: DiffMarks } = {};
   return {
     version,
     equal: input["equal"] === true,
     changes,
-    union: marks(union, changes, (c) => (c.element === "edge" ? c.id : c.id)),
-    a: marks(a, changes, (c) => (c.element === "edge" ? sideEdgeKey(c, "a") : c.a)),
-    b: marks(b, changes, (c) => (c.element === "edge" ? sideEdgeKey(c, "b") : c.b)),
+    union: marks(union, changes, (c) => c.id),
+    // a and b are read when first asked for (side by side): the first view needs only the union.
+    get a(): DiffMarks {
+      read.a ??= marks(readGraph(input, "a"), changes, (c) => (c.element === "edge" ? sideEdgeKey(c, "a") : c.a));
+      return read.a;
+    },
+    get b(): DiffMarks {
+      read.b ??= marks(readGraph(input, "b"), changes, (c) => (c.element === "edge" ? sideEdgeKey(c, "b") : c.b));
+      return read.b;
+    },
     aToB,
     bToA,
     unionTo,

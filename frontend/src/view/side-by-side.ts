@@ -23,8 +23,7 @@ export class SideBySide {
       pane.dataset["side"] = side;
       const label = document.createElement("div");
       label.className = "vista-diff-pane-label";
-      const root = d[side].index.modules.get(d[side].index.root);
-      label.textContent = `${WORDS[side]}: ${root?.class_name ?? ""}`;
+      label.textContent = `${WORDS[side]}: ${rootClass(d, side)}`;
       const holder = document.createElement("div");
       holder.className = "vista-diff-pane-view";
       pane.append(label, holder);
@@ -68,5 +67,15 @@ export class SideBySide {
         return own === undefined ? Promise.resolve() : this[side].select(own);
       }),
     );
+  }
+}
+
+/** The class of a graph's model; empty when the graph cannot be read (its pane then says why). */
+function rootClass(d: DiffIndex, side: Side): string {
+  try {
+    const index = d[side].index;
+    return index.modules.get(index.root)?.class_name ?? "";
+  } catch {
+    return "";
   }
 }
