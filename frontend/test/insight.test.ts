@@ -62,6 +62,9 @@ describe("insight measures", () => {
     expect(modules[0]?.share).toBeCloseTo(1100 / 2100);
     expect(ops.map((s) => s.value)).toEqual([600, 500, 400]);
     expect(ops.every((s) => s.kind === "op")).toBe(true);
+    // By their own ops only, the blocks' adds and the Linears' matmuls interleave.
+    expect(insight.hotSpots("flops", 3, true).modules.map((s) => [s.id, s.value])).toEqual([["m5", 600], ["m6", 500], ["m3", 400]]);
+    expect(insight.hotSpots("params", 3, true).modules.every((s) => s.detail === "Linear")).toBe(true);
   });
 
   it("gives closed boxes their subtree totals and folded runs the sum of their calls", () => {

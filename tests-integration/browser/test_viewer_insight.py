@@ -183,6 +183,14 @@ def test_hot_spot_list_jumps_to_a_module_share_of_the_whole(documents: Documents
     root = doc["modules"][0]
     share = viewer.page.text_content(f"{first} .vista-hotspot-share") or ""
     assert share == f"{module['bytes'] / root['bytes'] * 100:.0f}%"
+    # By their own ops, a container with none (the encoder) drops out.
+    viewer.page.click(viewer.sel('.vista-hotspots button[data-tab="self"]'))
+    own: list[str] = viewer.page.eval_on_selector_all(viewer.sel(".vista-hotspots tr.vista-hotspot"),
+                                                      "els => els.map(e => e.dataset.id)")
+    encoder = next(m["id"] for m in doc["modules"] if m["path"] == "encoder")
+    assert encoder not in own
+    assert own and own[0] != target
+    viewer.page.click(viewer.sel('.vista-hotspots button[data-tab="module"]'))
     viewer.page.click(first)
     cost = viewer.sel(f'.vista-details [data-insight-of="{target}"]')
     viewer.page.wait_for_selector(cost, state="attached")

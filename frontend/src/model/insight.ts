@@ -209,15 +209,34 @@ export class Insight {
     return sums;
   }
 
-  /** The top `limit` module calls (not the model itself) and ops by the measure, largest first. */
-  hotSpots(key: MeasureKey, limit = 50): { modules: HotSpot[]; ops: HotSpot[] } {
+  /**
+   * A module call's own figure: its direct nodes only, not its children's (a profiler's
+   * "self"), so a container does not outrank the layers inside it.
+   */
+  self(key: MeasureKey, module: ModuleCall): number | undefined {
+    if (key === "params") return module.num_params_own;
+    let total: number | undefined;
+    for (const id of this.index.moduleNodes.get(module.id) ?? []) {
+      const n = this.index.nodes.get(id);
+      const v = n === undefined ? undefined : this.node(key, n);
+      if (v !== undefined) total = (total ?? 0) + v;
+    }
+    return total;
+  }
+
+  /**
+   * The top `limit` module calls (not the model itself; by total, or by own figure with
+   * `self`) and ops by the measure, largest first.
+   */
+  hotSpots(key: MeasureKey, limit = 50, self = false): { modules: HotSpot[]; ops: HotSpot[] } {
     const modules: HotSpot[] = [];
     for (const id of this.index.moduleOrder) {
       const m = this.index.modules.get(id);
-      if (m === undefined || id === this.index.root || this.index.groups.has(id)) continue;
-      const value = this.module(key, m);
+      if (m === undefined || (id === this.index.root && !self) || this.index.groups.has(id)) continue;
+      const value = self ? this.self(key, m) : this.module(key, m);
       if (value === undefined || value <= 0) continue;
-      const title = m.call_index > 0 ? `${m.path} (call #${m.call_index + 1})` : m.path;
+      const path = m.path === "" ? "(model)" : m.path;
+      const title = m.call_index > 0 ? `${path} (call #${m.call_index + 1})` : path;
       modules.push({ id, kind: "module", title, detail: m.class_name, order: this.index.moduleFirstNode.get(id) ?? 0, value, share: this.share(key, value) });
     }
     const ops: HotSpot[] = [];

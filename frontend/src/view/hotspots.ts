@@ -5,7 +5,7 @@
  */
 import { formatMeasure, formatShare, MEASURE_INFO, MEASURES, type HotSpot, type Insight, type MeasureKey } from "../model/insight";
 
-type Tab = "module" | "op";
+type Tab = "module" | "self" | "op";
 type SortKey = "value" | "name" | "order";
 
 function el<K extends keyof HTMLElementTagNameMap>(tag: K, className?: string, text?: string): HTMLElementTagNameMap[K] {
@@ -46,10 +46,16 @@ export class HotSpotsPanel {
     }
     this.measureSelect.addEventListener("change", () => this.onMeasure(this.measureSelect.value as MeasureKey));
     const tabs = el("span", "vista-hotspots-tabs");
-    for (const [tab, text] of [["module", "Modules"], ["op", "Ops"]] as const) {
+    const tabTitles: Record<Tab, string> = {
+      module: "Module calls by their total (everything inside them)",
+      self: "Module calls by their own ops only, not their children's",
+      op: "Single ops",
+    };
+    for (const [tab, text] of [["module", "Modules"], ["self", "Self"], ["op", "Ops"]] as const) {
       const b = el("button", undefined, text);
       b.type = "button";
       b.dataset["tab"] = tab;
+      b.title = tabTitles[tab];
       b.addEventListener("click", () => {
         this.tab = tab;
         this.render();
@@ -104,8 +110,8 @@ export class HotSpotsPanel {
       this.body.appendChild(el("div", "vista-hotspots-empty", "This document has no measure to rank by."));
       return;
     }
-    const spots = insight.hotSpots(key);
-    const list = [...(this.tab === "module" ? spots.modules : spots.ops)];
+    const spots = insight.hotSpots(key, 50, this.tab === "self");
+    const list = [...(this.tab === "op" ? spots.ops : spots.modules)];
     const dir = this.descending ? -1 : 1;
     list.sort((a, b) => {
       const c = this.sort === "value" ? a.value - b.value : this.sort === "name" ? (a.title < b.title ? -1 : a.title > b.title ? 1 : 0) : a.order - b.order;
@@ -114,12 +120,12 @@ export class HotSpotsPanel {
     this.root.dataset["measure"] = key;
     this.root.dataset["tab"] = this.tab;
     if (list.length === 0) {
-      this.body.appendChild(el("div", "vista-hotspots-empty", `No ${this.tab === "module" ? "module" : "op"} has ${MEASURE_INFO[key].noun}.`));
+      this.body.appendChild(el("div", "vista-hotspots-empty", `No ${this.tab === "op" ? "op" : "module"} has ${MEASURE_INFO[key].noun}.`));
       return;
     }
     const table = el("table", "vista-hotspots-table");
     const head = el("tr");
-    const columns: [SortKey, string][] = [["order", "order"], ["name", this.tab === "module" ? "module" : "op"], ["value", MEASURE_INFO[key].label]];
+    const columns: [SortKey, string][] = [["order", "order"], ["name", this.tab === "op" ? "op" : "module"], ["value", MEASURE_INFO[key].label]];
     for (const [sort, text] of columns) {
       const th = el("th");
       const b = el("button", undefined, text + (this.sort === sort ? (this.descending ? " ▾" : " ▴") : ""));
