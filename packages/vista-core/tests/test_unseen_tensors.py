@@ -194,11 +194,12 @@ def test_ops_inside_vmap_read_the_tensors_it_was_given_and_its_result_is_connect
     # The batched row inside vmap is fc's output, not a constant.
     assert [graph.node(e.source).label for e in graph.edges if e.target == mul.id] == ["linear"]
     assert not [n for n in graph.nodes if n.kind == "constant"]
-    # vmap's result (a new tensor made outside any op) leaves its module call through one
-    # opaque node fed by the call's input.
+    # vmap's result (a new tensor over the data of the last op inside it) leaves its module
+    # call from that op, with no opaque node.
     rows = next(m for m in graph.modules if m.path == "rows")
-    opaque = graph.node(rows.outputs[0].source)
-    assert opaque.label == "opaque" and opaque.module == rows.id
+    last = graph.node(rows.outputs[0].source)
+    assert last.label == "add" and last.module == rows.id
+    assert not [n for n in graph.ops() if n.label == "opaque"]
     assert _outputs_reachable(graph)
 
 
@@ -224,3 +225,69 @@ def test_a_module_returning_a_tensor_it_holds_returns_a_constant_not_an_opaque_r
     assert not [n for n in graph.ops() if n.label in ("opaque", "TorchScript")]
     lookup = next(m for m in graph.modules if m.path == "lookup")
     assert graph.node(lookup.outputs[0].source).kind == "constant"
+
+
+class VmapReadTwice(torch.nn.Module):
+    def __init__(self) -> None:
+        super().__init__()
+        self.fc = torch.nn.Linear(4, 4)
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        y = torch.vmap(lambda row: row * 2.0 + 1.0)(self.fc(x))
+        return y * 3.0 + y
+
+
+def test_a_vmap_result_read_again_in_the_same_forward_is_the_transform_s_output() -> None:
+    torch.manual_seed(0)
+    model = VmapReadTwice()
+    x = torch.randn(3, 4)
+    plain = model(x)
+    with torch_left_clean(model):
+        result = vista_core.capture(model, (x,))
+    assert bitwise_equal(result.output, plain)
+    graph = result.graph
+    assert not [n for n in graph.nodes if n.kind == "constant"]
+    *_, outer_mul, outer_add = graph.ops()
+    # Both reads of y come from the last op that ran inside vmap (its add).
+    sources = [graph.node(e.source).label for e in graph.edges if e.target in (outer_mul.id, outer_add.id)]
+    assert sources == ["add", "mul", "add"]
+    assert _outputs_reachable(graph)
+
+
+@pytest.mark.parametrize("wrap", [
+    pytest.param(lambda t: torch.nn.Parameter(t), id="nn.Parameter"),
+    pytest.param(lambda t: torch.Tensor._make_subclass(Sub, t), id="_make_subclass"),
+])
+def test_a_new_tensor_over_a_temporary_keeps_the_temporary_s_producer(wrap: Callable[[torch.Tensor], Any]) -> None:
+    class OverTemporary(torch.nn.Module):
+        def forward(self, x: torch.Tensor) -> torch.Tensor:
+            p = wrap(torch.ones(4) * x.sum())  # the product dies here; p holds its storage
+            return x * p
+
+    x = torch.randn(3, 4)
+    graph = vista_core.trace(OverTemporary(), (x,))
+    assert not [n for n in graph.nodes if n.kind == "constant"]
+    last = list(graph.ops())[-1]
+    assert [graph.node(e.source).label for e in graph.edges if e.target == last.id] == ["x", "mul"]
+    assert _outputs_reachable(graph)
+
+
+class BuildsAndInitialises(torch.nn.Module):
+    """Builds a Linear during forward (its constructor's init ops run then) and initialises its
+    bias once more before the first call."""
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        if not hasattr(self, "proj"):
+            self.proj = torch.nn.Linear(4, 4)
+            torch.nn.init.zeros_(self.proj.bias)
+        return self.proj(x)
+
+
+def test_parameters_of_a_module_made_and_initialised_in_forward_are_its_parameters() -> None:
+    graph = vista_core.trace(BuildsAndInitialises(), (torch.randn(2, 4),))
+    linear = next(n for n in graph.ops() if n.label == "linear")
+    sources = [graph.node(e.source) for e in graph.edges if e.target == linear.id]
+    assert [(n.kind, n.name) for n in sources] == [
+        ("input", "x"), ("parameter", "proj.weight"), ("parameter", "proj.bias")]
+    proj = next(m for m in graph.modules if m.path == "proj")
+    assert all(n.module == proj.id for n in sources[1:])

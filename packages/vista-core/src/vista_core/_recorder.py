@@ -231,11 +231,10 @@ class Recorder(TorchFunctionMode):
         # Writes to tensors without version counters (inference mode, where views do not
         # know their base either), by the address of the storage written.
         self.storage_writers: dict[int, _Entry] = {}
-        # Every op output in order, and an index of them by storage address that is brought
-        # up to date only when a tensor of unknown origin turns up (see _alias_of).
-        self.produced: list[_Entry] = []
-        self._by_storage: dict[int, _Entry] = {}
-        self._indexed = 0
+        # The latest op output over each storage, by the id of the storage's Python object (torch
+        # keeps that object while the storage lives), with a weakref to it: a new tensor over an
+        # op's data (nn.Parameter(t), a vmap result) finds its producer after t itself died.
+        self.storages: dict[int, tuple[Any, _Entry]] = {}
         self.failed_ops: dict[int, tuple[BaseException, int]] = {}
         # The model's tensor inputs as the root call received them (its input nodes).
         self.input_flows: list[Flow] = []
@@ -328,7 +327,7 @@ class Recorder(TorchFunctionMode):
             meta = tensor_meta(t)
             node.outputs.append(meta)
             self.producers[id(t)] = entry = (weakref.ref(t), node.index, port, _version(t), meta)
-            self.produced.append(entry)
+            self._remember_storage(t, entry)
 
     def _new_module(self, module: torch.nn.Module, parent: CallRec) -> str:
         """The path of a module made or swapped in during the forward pass: the attribute name
@@ -346,6 +345,10 @@ class Recorder(TorchFunctionMode):
                     for own, t in getattr(sub, attribute).items():
                         if t is not None and id(t) not in self.params:
                             self.params[id(t)] = (kind, t, ((f"{sub_path}.{own}", sub_path, own),))
+                            # Ops that ran on it before (the constructor's init, a user's
+                            # nn.init call) set it up; its readers read the parameter.
+                            self.producers.pop(id(t), None)
+                            self.writers.pop(id(t), None)
         return path
 
     def _post_hook(self, module: torch.nn.Module, args: object, *rest: object) -> None:
@@ -486,7 +489,12 @@ class Recorder(TorchFunctionMode):
             # become its producer unless it wrote it: other calls read the parameter, not this op.
             if id(t) not in params or any(t is m for m in mutated):
                 entry = producers[id(t)] = (weakref.ref(t), index, port, _version(t), meta)
-                self.produced.append(entry)
+                try:
+                    storage = t.untyped_storage()
+                except Exception:  # noqa: BLE001  # no storage of its own: a torch.func wrapper
+                    self._remember_storage(t, entry)
+                else:
+                    self.storages[id(storage)] = (weakref.ref(storage), entry)
         for t in mutated:
             base = _base(t)
             entry = producers[id(t)]
@@ -573,22 +581,32 @@ class Recorder(TorchFunctionMode):
                 return self._parameter_entry(inner, _version(inner), known)
         return None
 
+    def _remember_storage(self, t: torch.Tensor, entry: _Entry) -> None:
+        """Note ``entry`` as the latest op output over ``t``'s storage; for a torch.func
+        wrapper (vmap's batched tensor), over the storage of the tensor it wraps, which is what
+        the transform hands back in the end."""
+        for _ in range(16):  # transforms nest a few levels deep at most
+            try:
+                storage = t.untyped_storage()
+            except Exception:  # noqa: BLE001
+                try:
+                    if not _functorch.is_functorch_wrapped_tensor(t):
+                        return
+                    t = _functorch.get_unwrapped(t)
+                except Exception:  # noqa: BLE001  # nested, sparse: nothing to share
+                    return
+                continue
+            self.storages[id(storage)] = (weakref.ref(storage), entry)
+            return
+
     def _alias_of(self, t: torch.Tensor) -> _Entry | None:
-        """The latest recorded op output that shares ``t``'s storage and is still alive."""
-        key = _storage_key(t)
-        if key is None:
+        """The latest recorded op output over ``t``'s storage, alive or not."""
+        try:
+            storage = t.untyped_storage()
+        except Exception:  # noqa: BLE001  # no storage to compare
             return None
-        index = self._by_storage
-        produced = self.produced
-        for entry in produced[self._indexed :]:
-            alive = entry[0]()
-            if alive is not None:
-                found = _storage_key(alive)
-                if found is not None:
-                    index[found] = entry
-        self._indexed = len(produced)
-        latest = index.get(key)
-        return latest if latest is not None and latest[0]() is not None else None
+        found = self.storages.get(id(storage))
+        return found[1] if found is not None and found[0]() is storage else None
 
     def _parameter_entry(self, t: torch.Tensor, version: int, known: Known) -> _Entry:
         """The node of a parameter or buffer in the module call reading it: the innermost open
