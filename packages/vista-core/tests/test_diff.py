@@ -74,6 +74,7 @@ def test_a_graph_against_itself_is_equal_and_every_element_matches() -> None:
     assert len(result.union.nodes) == len(graph.nodes) and len(result.union.edges) == len(graph.edges)
     assert "equal" in result.summary()
     assert result.to_dict()["equal"] is True
+    assert repr(result) == "GraphDiff(Stack → Stack: equal)"
 
 
 def test_a_refactor_that_keeps_the_graph_is_equal_though_its_source_lines_differ() -> None:
@@ -96,6 +97,8 @@ def test_an_added_layer_is_one_added_call_with_its_nodes_and_the_rest_matched() 
     assert len(result.node_matches) == len(a.nodes)
     summary = result.summary()
     assert "1 module call added under blocks: Linear (blocks.2)" in summary
+    counts = [len([c for c in result.changes if c.status == s]) for s in ("added", "removed", "changed")]
+    assert repr(result) == f"GraphDiff(Stack → Stack: {counts[0]} added, {counts[1]} removed, {counts[2]} changed)"
 
 
 def test_an_op_inserted_mid_model_is_added_and_every_other_op_still_matches() -> None:

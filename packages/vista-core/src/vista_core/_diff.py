@@ -70,7 +70,7 @@ class Change:
     fields: tuple[FieldChange, ...] = ()
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, repr=False)
 class GraphDiff:
     """The comparison of two traces, ``a`` ("before") and ``b`` ("after"), by :func:`diff`.
 
@@ -85,6 +85,12 @@ class GraphDiff:
     changes: tuple[Change, ...]
     module_matches: tuple[tuple[str, str, str], ...]
     node_matches: tuple[tuple[str, str, str], ...]
+
+    def __repr__(self) -> str:
+        # Short: the default would print both graphs and their union in full.
+        counts = {s: sum(1 for c in self.changes if c.status == s) for s in ("added", "removed", "changed")}
+        state = "equal" if self.equal else ", ".join(f"{n} {s}" for s, n in counts.items() if n)
+        return f"GraphDiff({self.a.root.class_name} → {self.b.root.class_name}: {state})"
 
     @property
     def equal(self) -> bool:

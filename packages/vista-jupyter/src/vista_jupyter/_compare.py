@@ -82,9 +82,8 @@ class VistaDiff(_Shown):
         return f"diff of {before}" if before == after else f"diff of {before} and {after}"
 
     def __repr__(self) -> str:
-        counts = {s: sum(1 for c in self._diff.changes if c.status == s) for s in ("added", "removed", "changed")}
-        state = "equal" if self.equal else ", ".join(f"{n} {s}" for s, n in counts.items() if n)
-        return shown_text(f"VistaDiff({self._a.graph.root.class_name} → {self._b.graph.root.class_name}: {state})")
+        # shown_text: a kernel cannot send a lone surrogate (class names may hold one).
+        return shown_text("VistaDiff" + repr(self._diff).removeprefix("GraphDiff"))
 
 
 def compare(
