@@ -16,6 +16,9 @@ export function wireEdges(svg: SVGSVGElement, pick: (edgeId: string) => void): v
 
 /** Marks the edge `edgeId` (or none) as the selected one. */
 export function markSelectedEdge(svg: SVGSVGElement, edgeId: string | null): void {
+  // Called on every redraw: with nothing selected before or now there is nothing to look for.
+  if (edgeId === null && svg.dataset["edgeSelected"] !== "true") return;
+  svg.dataset["edgeSelected"] = String(edgeId !== null);
   for (const e of svg.querySelectorAll(`${EDGE}[data-selected]`)) {
     if (e.getAttribute("data-edge") !== edgeId) e.removeAttribute("data-selected");
   }

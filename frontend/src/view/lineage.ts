@@ -17,6 +17,8 @@ export class LineageControl {
   readonly bar: HTMLDivElement;
   private readonly on = { up: false, down: false };
   private readonly buttons: Record<Direction, HTMLButtonElement>;
+  /** Something is dimmed now: only then does clearing walk the drawn graph (every redraw calls apply). */
+  private dimmed = false;
 
   constructor(private readonly onChange: () => void) {
     this.bar = document.createElement("div");
@@ -68,10 +70,13 @@ export class LineageControl {
     const seeds = visible === null || selected === null || !this.active ? [] : seedsOf(visible, selected);
     const root = svg.querySelector(".vista-viewport");
     if (seeds.length === 0 || visible === null) {
+      if (!this.dimmed) return;
+      this.dimmed = false;
       root?.removeAttribute("data-lineage");
       for (const e of svg.querySelectorAll("[data-dim]")) e.removeAttribute("data-dim");
       return;
     }
+    this.dimmed = true;
     const found = lineage(visible, seeds, this.on.up, this.on.down);
     root?.setAttribute("data-lineage", [this.on.up ? "up" : "", this.on.down ? "down" : ""].join(" ").trim());
     const mark = (el: Element, keep: boolean): void => {
