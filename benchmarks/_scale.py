@@ -6,8 +6,8 @@ blocked, see ``_browser``) and measures, in one fresh page:
 - ``first_view_ms``: navigation start → the first graph drawn;
 - ``expand_all_ms``: a click on Open all → the viewer's next ``vista:drawn`` mark and the frame
   after it (the last drawn frame), with ``items`` the number of boxes the viewer then shows;
-- ``toggle_close_ms`` / ``toggle_open_ms``: − then + on the first open module drawn below the
-  root, on the fully open graph;
+- ``toggle_close_ms`` / ``toggle_open_ms``: − then + on the biggest open module drawn that
+  holds at most 1% of the nodes (a block, a layer), on the fully open graph;
 - ``jump_ms``: ``select()`` of the document's last operation (what a search hit does) until its
   box is in the DOM and a frame drawn; ``fit_ms``: the Fit button until the next frame;
 - ``frames``: the intervals between animation frames while the wheel zooms in and out and the
@@ -132,6 +132,21 @@ def renderer_rss_bytes() -> int | None:
     return best
 
 
+def _block_modules(document: dict[str, Any]) -> dict[str, int]:
+    """Module calls below the root holding at most 1% of the nodes, with their node counts: the
+    biggest of them drawn is the one clicked (a block, a layer; not the model's body, whose −
+    is Close all)."""
+    parent = {m["id"]: m["parent"] for m in document["modules"]}
+    counts: dict[str, int] = dict.fromkeys(parent, 0)
+    for node in document["nodes"]:
+        current: str | None = node["module"]
+        while current is not None:  # a loop: modules nest 10,000 deep in the extremes
+            counts[current] += 1
+            current = parent[current]
+    limit = max(1, len(document["nodes"]) // 100)
+    return {m: n for m, n in counts.items() if parent[m] is not None and 0 < n <= limit}
+
+
 def _last_op(document: dict[str, Any]) -> str:
     ops = [n["id"] for n in document["nodes"] if n["kind"] == "op"]
     if not ops:
@@ -177,9 +192,10 @@ def bench_scale(document: dict[str, Any], *, timeout_ms: float = 300_000) -> dic
                 metrics = {m["name"]: m["value"] for m in cdp.send("Performance.getMetrics")["metrics"]}
                 cdp.detach()
                 figures.update({f"js_{name}": metrics.get(name) for name in _METRICS})
-                box = tab.evaluate("""() => [...document.querySelectorAll(
+                box = tab.evaluate("""(sizes) => [...document.querySelectorAll(
                     '.vista-viewer g.vista-module[data-state="expanded"]')].map((g) => g.dataset.id)
-                    .find((id, i) => i > 0) ?? null""")
+                    .filter((id) => id in sizes).sort((a, b) => sizes[b] - sizes[a])[0] ?? null""",
+                                   _block_modules(document))
                 if box is not None:
                     figures["toggled_module"] = box
                     toggle = ("const root = document.querySelector('.vista-viewer');"
