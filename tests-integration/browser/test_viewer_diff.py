@@ -341,11 +341,22 @@ def test_side_by_side_panes_move_and_select_together(diffs: Callable[[str], Diff
     # The walk goes on in both panes: an added layer is selected in b.
     layer = _module(diff, "transformer.h.2")
     at = next(i for i, c in enumerate(diff["changes"]) if c["id"] == layer)
-    for _ in range(at + 1):
+    for _ in range(at):
         page.click("[data-action=next-change]")
+    _wait_position(page, f"{at} of {len(diff['changes'])}")
+    # Something else selected in a, then on to the layer only b has.
+    source = next(n["id"] for n in diff["a"]["nodes"] if n["kind"] == "input")
+    page.eval_on_selector(a.sel(f'g.vista-node[data-id="{source}"]'),
+                          "e => e.dispatchEvent(new MouseEvent('click', {bubbles: true}))")
+    page.wait_for_function("sel => document.querySelector(sel)?.textContent === 'input_ids'",
+                           arg=a.sel(".vista-details h3"))
+    page.click("[data-action=next-change]")
     _wait_position(page, f"{at + 1} of {len(diff['changes'])}")
     page.wait_for_function("sel => document.querySelector(sel)?.textContent.includes('transformer.h.2')",
                            arg=b.sel(".vista-details"))
+    # a has no such layer: it selects the call the layer was added in.
+    page.wait_for_function("sel => document.querySelector(sel)?.textContent === 'GPT2Model'",
+                           arg=a.sel(".vista-details h3"))
     SHOTS.mkdir(parents=True, exist_ok=True)
     page.screenshot(path=str(SHOTS / f"layers-side-by-side-{scheme}.png"))
 

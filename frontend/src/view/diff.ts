@@ -234,13 +234,17 @@ export class DiffViewer {
     }
     const panes = this.panes;
     const targets = { a: changeTarget(d, change, "a"), b: changeTarget(d, change, "b") };
+    const near = { a: targets.a === null ? nearestIn(d, change, "a") : null, b: targets.b === null ? nearestIn(d, change, "b") : null };
     // Remembered as b's element where it has one, so going back to one graph keeps it selected.
     if (targets.b !== null) this.picked = { side: "b", id: targets.b };
     else if (targets.a !== null) this.picked = { side: "a", id: targets.a };
     await Promise.all(
       (["a", "b"] as const).map((side) => {
         const target = targets[side];
-        return target === null ? Promise.resolve() : this.show(panes[side], d, change, side, target);
+        // Not in this graph (added, or removed): the closest module call around it that is, for context.
+        const around = near[side];
+        if (target === null) return around === null ? Promise.resolve() : panes[side].select(around);
+        return this.show(panes[side], d, change, side, target);
       }),
     );
   }
@@ -313,4 +317,17 @@ export class DiffViewer {
 
 export function mountDiff(container: HTMLElement, document: unknown, options: ViewerOptions): DiffViewerHandle {
   return new DiffViewer(container, document, options).handle();
+}
+
+/** The innermost module call around a change's union element that graph `side` has (its id there), or null. */
+function nearestIn(d: DiffIndex, change: Change, side: Side): string | null {
+  const union = d.union.index;
+  const at = changeTarget(d, change, null);
+  if (at === null) return null;
+  let module: string | null = union.nodes.get(at)?.module ?? union.modules.get(at)?.parent ?? null;
+  for (; module !== null; module = union.modules.get(module)?.parent ?? null) {
+    const own = d.unionTo[side].get(module);
+    if (own !== undefined) return own;
+  }
+  return null;
 }
