@@ -239,6 +239,7 @@ def test_the_nan_page_opens_on_the_first_nonfinite_op(open_viewer: OpenPage) -> 
     assert marked == [first]
     assert viewer.page.query_selector(viewer.sel('[data-failed="true"]')) is None
     assert viewer.page.text_content(viewer.sel(".vista-details header h3")) == node["label"]
+    assert "first op to make a non-finite value" in (viewer.page.text_content(viewer.sel(".vista-details")) or "")
     drawn = viewer.node_ids()
     healthy = next(n["id"] for n in doc["nodes"] if n["kind"] == "op" and n["id"] != first and n["id"] in drawn)
     stroke = "e => e.getAttribute('stroke')"

@@ -3,7 +3,7 @@
  * its share of the whole model, and the statistics of an op's outputs. textContent only.
  */
 import type { GraphIndex, Node } from "../model/document";
-import { formatMeasure, formatShare, insightOf, tensorStats, type Insight, type MeasureKey, type TensorStats } from "../model/insight";
+import { firstNonfinite, formatMeasure, formatShare, insightOf, tensorStats, type Insight, type MeasureKey, type TensorStats } from "../model/insight";
 
 type Row = readonly [string, string];
 
@@ -87,10 +87,10 @@ export function appendInsight(panel: HTMLElement, index: GraphIndex, id: string,
     table(s, rows);
     panel.appendChild(s);
   }
-  if (node !== undefined) appendStats(panel, node);
+  if (node !== undefined) appendStats(panel, node, firstNonfinite(index) === node.id);
 }
 
-function appendStats(panel: HTMLElement, node: Node): void {
+function appendStats(panel: HTMLElement, node: Node, first: boolean): void {
   const rows: Row[] = [];
   (node.outputs ?? []).forEach((t, i) => {
     const s = tensorStats(t);
@@ -98,6 +98,7 @@ function appendStats(panel: HTMLElement, node: Node): void {
   });
   if (rows.length === 0) return;
   const s = section(panel, "Output statistics", node.id);
+  if (first) s.appendChild(el("div", "vista-details-nonfinite", "The first op to make a non-finite value from finite inputs."));
   table(s, rows);
   panel.appendChild(s);
 }
