@@ -17,7 +17,7 @@ from playwright.sync_api import expect
 
 NOTEBOOK = EXAMPLES / "vista-quickstart.ipynb"
 #: The cells whose output is a trace (a Vista frame), by cell id; the failing one last.
-TRACE_CELLS = ["cell-03", "cell-06", "cell-08", "cell-11", "cell-13", "cell-15"]
+TRACE_CELLS = ["cell-03", "cell-06", "cell-08", "cell-11", "cell-13", "cell-15", "cell-17"]
 FAILING_CELL = "cell-13"
 
 pytestmark = pytest.mark.slow
