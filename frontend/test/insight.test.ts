@@ -6,6 +6,7 @@ import { expandAll, stateAtDepth } from "../src/model/state";
 import { computeVisibleGraph } from "../src/model/visible";
 import { drawnFigures, heatColor, logScale, textOn } from "../src/view/heat";
 import { describeCounts, findTransitions, transitionsByModule } from "../src/model/transitions";
+import { inputRanges } from "../src/view/numerics";
 import { fixture, stackedBlocks } from "./helpers";
 
 const ALL = { showParameters: true, showConstants: true };
@@ -151,5 +152,17 @@ describe("transitions", () => {
     expect(found.has(lin2!.id)).toBe(false);
     const byModule = transitionsByModule(index, found);
     expect(describeCounts(byModule.get("m0")!)).toBe("1 dtype cast, 1 device copy, 1 layout copy");
+  });
+});
+
+describe("numerics", () => {
+  it("gives each input of an op its producer's range, and formats stats", () => {
+    const doc = stackedBlocks(2);
+    const [lin0, add0] = doc.nodes.filter((n) => n.kind === "op");
+    lin0!.outputs = [{ shape: [2, 4], dtype: "float32", device: "cpu", stats: { min: -1.5, max: 70000, mean: 0.25, std: null, nan: 0, posinf: 2, neginf: 0, zeros: 3 } }];
+    const index = readDocument(doc);
+    const rows = inputRanges(index, add0!.id);
+    expect(rows[0]).toEqual(["#0 ← linear", "2×4 float32: min -1.5 · max 7.00e+4 · mean 0.25 · std — · 2 +Inf · 3 zeros"]);
+    expect(rows[1]?.[1]).toBe("2×4 float32: no statistics (not an op output)");
   });
 });
