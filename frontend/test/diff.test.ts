@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { DocumentError } from "../src/model/document";
 import { changeTarget, edgeMark, formatValue, isDiffDocument, itemMark, readDiffDocument } from "../src/model/diff";
-import { stateAtDepth, toggle } from "../src/model/state";
+import { stateAtDepth, unfold } from "../src/model/state";
 import { computeVisibleGraph } from "../src/model/visible";
 import { stackDiff, stackedBlocks } from "./helpers";
 
@@ -77,7 +77,7 @@ describe("marks of drawn items", () => {
     // m1's one, m5 itself and its six.
     expect(mark.inside).toBe(1 + 1 + 6);
     // Unfolded, each call is a box of its own: the added one says so.
-    const open = computeVisibleGraph(index, toggle(index, stateAtDepth(index, 1, ALL), "m1"));
+    const open = computeVisibleGraph(index, unfold(index, stateAtDepth(index, 1, ALL), "m1"));
     expect(open.items.has("m5")).toBe(true);
     expect(itemMark(d.union, ["m5"])).toEqual({ status: "added", inside: 6 });
     expect(itemMark(d.union, ["n1"])).toEqual({ status: null, inside: 0 });

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import type { GraphDocument } from "../src/model/document";
 import { readDocument } from "../src/model/document";
-import { reveal, stateAtDepth, toggle } from "../src/model/state";
+import { reveal, stateAtDepth, unfold } from "../src/model/state";
 import { computeVisibleGraph } from "../src/model/visible";
 
 const T = (shape: number[]) => ({ shape, dtype: "float32", device: "cpu" });
@@ -57,7 +57,7 @@ describe("glue of repeated runs", () => {
   it("comes back between the calls when the run is unfolded, and reveal unfolds it", () => {
     const index = readDocument(gatedSteps());
     const state = stateAtDepth(index, 1, ALL);
-    const unfolded = computeVisibleGraph(index, toggle(index, state, "m1"));
+    const unfolded = computeVisibleGraph(index, unfold(index, state, "m1"));
     expect(unfolded.nodeOwner.get("n2")).toBe("n2");
     expect(unfolded.edges.some((e) => e.id === "m1>n2")).toBe(true);
     const revealed = reveal(index, state, "n5");
@@ -108,7 +108,7 @@ describe("glue of repeated runs", () => {
     expect(drawn).toEqual(["x", "output", "m1×3"]);
     expect(folded.moduleOwner.get("m4")).toBe("m1");
     expect(folded.edges.map((e) => e.id).sort()).toEqual(["m1>n7", "n0>m1"]);
-    const unfolded = computeVisibleGraph(index, toggle(index, state, "m1"));
+    const unfolded = computeVisibleGraph(index, unfold(index, state, "m1"));
     expect(unfolded.moduleOwner.get("m4")).toBe("m4");
     const revealed = reveal(index, state, "n4");
     expect(revealed.unfolded.has("m1")).toBe(true);

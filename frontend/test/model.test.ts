@@ -2,7 +2,7 @@ import { describe, expect, it } from "vitest";
 import { DocumentError, readDocument } from "../src/model/document";
 import { formatCount, formatShape, formatShapes } from "../src/model/format";
 import { search } from "../src/model/search";
-import { collapseAll, expandAll, refold, reveal, stateAtDepth, toggle } from "../src/model/state";
+import { collapseAll, expandAll, isTorchLeaf, maxDepth, openModules, refold, reveal, stateAtDepth, toggle, unfold } from "../src/model/state";
 import { computeVisibleGraph } from "../src/model/visible";
 import { fixture, stackedBlocks, withCacheOutputs } from "./helpers";
 
@@ -125,14 +125,14 @@ describe("visible graph", () => {
     expect(box?.type === "box" && box.repeat).toBe(24);
     expect([...v.items.values()].filter((i) => i.type === "box")).toHaveLength(1);
     expect(v.edges.map((e) => e.id)).toEqual(["n0>m1", "m1>n73"]);
-    const unfolded = computeVisibleGraph(index, toggle(index, folded, "m1"));
+    const unfolded = computeVisibleGraph(index, unfold(index, folded, "m1"));
     expect([...unfolded.items.values()].filter((i) => i.type === "box")).toHaveLength(24);
     expect(unfolded.edges.map((e) => e.id)).toContain("m1>m3");
   });
 
   it("refold folds an unfolded run back from any of its calls, keeping what was open inside", () => {
     const index = readDocument(stackedBlocks(4));
-    const unfolded = toggle(index, stateAtDepth(index, 1, ALL), "m1");
+    const unfolded = unfold(index, stateAtDepth(index, 1, ALL), "m1");
     const members = index.folds.get("m1")?.modules ?? [];
     expect(members).toHaveLength(4);
     const third = members[2] as string;
@@ -144,19 +144,54 @@ describe("visible graph", () => {
     const back = refold(index, opened, third);
     expect(computeVisibleGraph(index, back).items.get("m1")).toMatchObject({ type: "box", repeat: 4, run: 0 });
     // Unfolding again restores the open call.
-    expect(computeVisibleGraph(index, toggle(index, back, "m1")).containers.has(third)).toBe(true);
+    expect(computeVisibleGraph(index, unfold(index, back, "m1")).containers.has(third)).toBe(true);
     // A call outside any run, or a run already folded, is left as it is.
     expect(refold(index, back, "m1")).toBe(back);
     expect(refold(index, opened, "m0")).toBe(opened);
   });
 
-  it("depth unfolds a run once its calls are open; collapseAll folds it again", () => {
+  it("depth opens a run to its first call and never unfolds it; collapseAll folds it again", () => {
     const index = readDocument(stackedBlocks(3));
     const deep = stateAtDepth(index, 2, ALL);
-    expect(deep.unfolded.has("m1")).toBe(true);
-    expect(computeVisibleGraph(index, deep).containers.has("m5")).toBe(true);
+    expect(deep.unfolded.has("m1")).toBe(false);
+    const v = computeVisibleGraph(index, deep);
+    expect(v.containers.get("m1")).toMatchObject({ peek: 3 });
+    expect(v.containers.has("m3")).toBe(false);
+    const rest = [...v.items.values()].find((i) => i.type === "box" && i.repeat === 2);
+    expect(rest).toBeDefined();
     const back = collapseAll(index, expandAll(index, deep));
     expect(computeVisibleGraph(index, back).items.get("m1")).toMatchObject({ type: "box", repeat: 3 });
+  });
+
+  it("+ on a ×N box shows one call open and the rest in a box whose + unfolds the run; − folds it", () => {
+    const index = readDocument(stackedBlocks(4));
+    const folded = stateAtDepth(index, 1, ALL);
+    const peeked = toggle(index, folded, "m1");
+    const v = computeVisibleGraph(index, peeked);
+    expect(v.containers.get("m1")).toMatchObject({ peek: 4 });
+    const rest = [...v.items.values()].find((i) => i.type === "box" && i.repeat === 3);
+    expect(rest?.type === "box" ? rest.members : []).toHaveLength(3);
+    // Every document edge is still drawn somewhere, none inside one drawn item.
+    expect(v.edges.reduce((n, e) => n + e.edges.length, 0)).toBeGreaterThan(0);
+    for (const e of v.edges) expect(e.source).not.toBe(e.target);
+    const all = computeVisibleGraph(index, toggle(index, peeked, rest?.id ?? ""));
+    expect([...all.items.values()].filter((i) => i.type === "box" && i.module.class_name === "Block")).toHaveLength(3);
+    expect(all.containers.has("m1")).toBe(true);
+    expect(computeVisibleGraph(index, toggle(index, peeked, "m1")).items.get("m1")).toMatchObject({ type: "box", repeat: 4 });
+  });
+
+  it("open modules stops at torch.nn layers and depth does not count inside them", () => {
+    const doc = stackedBlocks(2) as { modules: { class_qualname: string; class_name: string }[] };
+    for (const m of doc.modules) if (m.class_name === "Linear") m.class_qualname = "torch.nn.modules.linear.Linear";
+    const index = readDocument(doc);
+    const lin = [...index.modules.values()].find((m) => m.class_name === "Linear")?.id ?? "";
+    expect(isTorchLeaf(index, lin)).toBe(true);
+    expect(isTorchLeaf(index, "m0")).toBe(false);
+    expect(maxDepth(index)).toBe(2);
+    const s = openModules(index, stateAtDepth(index, 1, ALL));
+    expect(s.open.has(lin)).toBe(false);
+    expect(s.open.has("m0")).toBe(true);
+    expect(expandAll(index, s).open.has(lin)).toBe(true);
   });
 
   it("reveal opens every ancestor and unfolds the run around a node", () => {

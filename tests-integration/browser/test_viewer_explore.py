@@ -92,6 +92,7 @@ def test_details_of_a_module_show_class_path_and_parameters(documents: Documents
 def test_details_of_a_node_show_op_shapes_and_source_line(documents: Documents, open_viewer: OpenPage) -> None:
     doc = documents("mlp")
     viewer = open_viewer(doc, depth=99)
+    viewer.evaluate_handle("h => h.expandAll()")  # depth stops at torch.nn layers
     node = next(n for n in doc["nodes"] if n["name"] == "torch.nn.functional.gelu")
     viewer.click_action("fit")  # the first view may show only part of a tall graph
     viewer.page.click(viewer.sel(f'g.vista-node[data-id="{node["id"]}"]'))

@@ -37,6 +37,7 @@ def _labels(doc: dict[str, Any]) -> set[str]:
 def test_svg_export_is_valid_and_holds_the_graph(documents: Documents, open_viewer: OpenPage, tmp_path: Path) -> None:
     doc = documents("mlp")
     viewer = open_viewer(doc, depth=99)
+    viewer.evaluate_handle("h => h.expandAll()")  # depth stops at torch.nn layers
     name, data = _download(viewer, "export-svg", tmp_path)
     assert name.endswith(".svg")
     root = ET.fromstring(data)
@@ -86,6 +87,7 @@ def test_png_export_is_a_png_of_the_view(documents: Documents, open_viewer: Open
 def test_pdf_export_is_vector(documents: Documents, open_viewer: OpenPage, tmp_path: Path) -> None:
     doc = documents("mlp")
     viewer = open_viewer(doc, depth=99)
+    viewer.evaluate_handle("h => h.expandAll()")  # depth stops at torch.nn layers
     name, data = _download(viewer, "export-pdf", tmp_path)
     assert name.endswith(".pdf")
     assert data.startswith(b"%PDF")
@@ -129,6 +131,7 @@ def test_pdf_draws_the_minus_sign(documents: Documents, open_viewer: OpenPage, t
     op = next(n for n in doc["nodes"] if n["kind"] == "op")
     op["label"] = "x−1"
     viewer = open_viewer(doc, depth=99)
+    viewer.evaluate_handle("h => h.expandAll()")  # depth stops at torch.nn layers
     _, data = _download(viewer, "export-pdf", tmp_path)
     text = PdfReader(io.BytesIO(data)).pages[0].extract_text()
     assert "x-1" in text or "x−1" in text, text

@@ -37,10 +37,17 @@ def test_a_loop_with_glue_folds_into_one_box(documents: Documents, open_viewer: 
                                   arg=details)
     assert "sigmoid, add" in (viewer.page.text_content(details) or "")
     viewer.page.screenshot(path=str(artifacts / f"steps-folded-{scheme}.png"))
-    # Opening the run's calls unfolds it: the glue is drawn between them.
-    viewer.click_toggle(block["modules"][0])
+    # + shows the first call open and the rest (glue too) in one box, whose + unfolds the run:
+    # the glue is drawn between the calls.
+    key = block["modules"][0]
+    viewer.click_toggle(key)
     opened, unfolded = ex.open_at_depth(doc, 1)
-    after = ex.view(doc, opened, unfolded | {block["modules"][0]})
+    peeked = ex.view(doc, opened | {key}, unfolded, peek={key})
+    viewer.wait_for_view(peeked.nodes, peeked.boxes)
+    assert not set(block["glue"]) & viewer.node_ids()
+    viewer.click_action("fit")
+    viewer.click_toggle(block["modules"][1])
+    after = ex.view(doc, opened | {key}, unfolded | {key})
     viewer.wait_for_view(after.nodes, after.boxes)
     assert set(block["glue"]) <= viewer.node_ids()
     viewer.page.screenshot(path=str(artifacts / f"steps-unfolded-{scheme}.png"))
@@ -64,9 +71,15 @@ def test_a_norm_module_after_each_block_folds_into_the_box(documents: Documents,
                                   arg=details)
     assert "add, LayerNorm" in (viewer.page.text_content(details) or "")
     viewer.page.screenshot(path=str(artifacts / f"normed-folded-{scheme}.png"))
-    viewer.click_toggle(block["modules"][0])
+    key = block["modules"][0]
+    viewer.click_toggle(key)
     opened, unfolded = ex.open_at_depth(doc, 1)
-    after = ex.view(doc, opened, unfolded | {block["modules"][0]})
+    peeked = ex.view(doc, opened | {key}, unfolded, peek={key})
+    assert not set(block["glue_modules"]) & set(peeked.boxes), "the norms are in the box of the other calls"
+    viewer.wait_for_view(peeked.nodes, peeked.boxes)
+    viewer.click_action("fit")
+    viewer.click_toggle(block["modules"][1])
+    after = ex.view(doc, opened | {key}, unfolded | {key})
     assert set(block["glue_modules"]) & set(after.boxes)
     viewer.wait_for_view(after.nodes, after.boxes)
     viewer.page.screenshot(path=str(artifacts / f"normed-unfolded-{scheme}.png"))

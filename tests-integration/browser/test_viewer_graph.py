@@ -55,11 +55,12 @@ def _openable(doc: dict[str, Any], depth: int) -> list[str]:
     """Collapsed plain boxes at this depth that hold something, biggest first."""
     start = ex.view_at_depth(doc, depth)
     opened, unfolded = ex.open_at_depth(doc, depth)
+    peek = ex.peeked_at_depth(doc, depth)
     sizes = {}
     for box, repeat in start.boxes.items():
         if repeat != 1:
             continue
-        after = ex.view(doc, opened | {box}, unfolded)
+        after = ex.view(doc, opened | {box}, unfolded, peek=peek)
         sizes[box] = len(after.nodes) + len(after.boxes) - len(start.nodes) - len(start.boxes)
     return sorted((b for b, s in sizes.items() if s > 0), key=lambda b: -sizes[b])
 
@@ -70,7 +71,8 @@ def test_plus_opens_a_box_and_minus_restores_it(name: str, depth: int, documents
     doc = documents(name)
     viewer = open_viewer(doc, depth=depth)
     opened, unfolded = ex.open_at_depth(doc, depth)
-    start = ex.view(doc, opened, unfolded)
+    peek = ex.peeked_at_depth(doc, depth)
+    start = ex.view(doc, opened, unfolded, peek=peek)
     viewer.wait_for_view(start.nodes, start.boxes)
     box = _openable(doc, depth)[0]
     viewer.click_action("fit")  # the whole graph in view, clear of any panel
@@ -78,7 +80,7 @@ def test_plus_opens_a_box_and_minus_restores_it(name: str, depth: int, documents
     assert viewer.page.text_content(toggle).strip() == "+"
 
     viewer.click_toggle(box)
-    after = ex.view(doc, opened | {box}, unfolded)
+    after = ex.view(doc, opened | {box}, unfolded, peek=peek)
     assert len(after.nodes) + len(after.boxes) > len(start.nodes) + len(start.boxes)
     viewer.wait_for_view(after.nodes, after.boxes)
     assert viewer.boxes()[box]["state"] == "expanded"
@@ -151,7 +153,7 @@ def test_opened_box_stays_where_it_was_on_screen(documents: Documents, open_view
     before = viewer.page.eval_on_selector(selector, "e => e.getBoundingClientRect().toJSON()")
     viewer.click_toggle(box)
     opened, unfolded = ex.open_at_depth(doc, 2)
-    after_view = ex.view(doc, opened | {box}, unfolded)
+    after_view = ex.view(doc, opened | {box}, unfolded, peek=ex.peeked_at_depth(doc, 2))
     viewer.wait_for_view(after_view.nodes, after_view.boxes)
     viewer.page.wait_for_timeout(600)  # let a zoom transition, if any, finish
     after = viewer.page.eval_on_selector(selector, "e => e.getBoundingClientRect().toJSON()")
@@ -176,28 +178,41 @@ def test_repeated_blocks_are_folded_and_unfold(name: str, documents: Documents, 
     assert viewer.page.get_attribute(folded, "data-repeat") == str(len(members))
     assert f"×{len(members)}" in viewer.page.text_content(folded)
 
+    # + shows the first call open ("1 of N, all identical") and the other calls as one box.
     viewer.click_toggle(key)
-    after = ex.view(doc, opened, unfolded | {key})
-    assert set(after.boxes) >= set(members)
+    peeked = ex.view(doc, opened | {key}, unfolded, peek={key})
+    assert peeked.boxes[members[1]] == len(members) - 1
+    viewer.wait_for_view(peeked.nodes, peeked.boxes)
+    title = viewer.sel(f'g.vista-module-title[data-id="{key}"]')
+    assert f"1 of {len(members)}, all identical" in (viewer.page.text_content(title) or "")
+    # − on that call folds the run again.
+    viewer.click_action("fit")
+    viewer.click_toggle(key)
+    viewer.wait_for_view(start.nodes, start.boxes)
+
+    # The box of the other calls unfolds the run into its members, the first one still open.
+    viewer.click_toggle(key)
+    viewer.wait_for_view(peeked.nodes, peeked.boxes)
+    viewer.click_action("fit")
+    viewer.click_toggle(members[1])
+    after = ex.view(doc, opened | {key}, unfolded | {key})
+    assert set(after.boxes) >= set(members[1:]) and key in after.open
     viewer.wait_for_view(after.nodes, after.boxes)
 
     # Every call of the unfolded run has a "×N" button that folds the run back; open one call
     # first, then fold from the last one.
     last = members[-1]
-    for member in members:
+    for member in members[1:]:
         button = viewer.sel(f'g.vista-module[data-id="{member}"] > [data-action="fold"] text')
         assert viewer.page.text_content(button).strip() == f"×{len(members)}"
     viewer.click_action("fit")  # the 24 blocks of GPT-2 are taller than the window
     viewer.click_toggle(members[1])
-    inner = ex.view(doc, opened | {members[1]}, unfolded | {key})
+    inner = ex.view(doc, opened | {key, members[1]}, unfolded | {key})
     viewer.wait_for_view(inner.nodes, inner.boxes)
     viewer.click_action("fit")
     viewer.page.click(viewer.sel(f'g.vista-module[data-id="{last}"] > [data-action="fold"]'))
     viewer.wait_for_view(start.nodes, start.boxes)
     assert viewer.page.get_attribute(folded, "data-repeat") == str(len(members))
-    # Unfolding again restores the call that was open.
-    viewer.click_toggle(key)
-    viewer.wait_for_view(inner.nodes, inner.boxes)
 
 
 @pytest.mark.parametrize("name", ["mlp", "bert", "gpt2"])
@@ -210,12 +225,31 @@ def test_expand_all_and_collapse_all(name: str, documents: Documents, open_viewe
     assert full.nodes == {n["id"] for n in doc["nodes"]}
     viewer.wait_for_view(full.nodes, full.boxes)
     depth_input = viewer.sel('input[data-control="depth"]')
-    # The depth box follows: the depth at which everything is open (deepest module + 1).
-    assert viewer.page.input_value(depth_input) == str(max(ex.module_depths(doc).values()) + 1)
+    # The depth box follows: the model's deepest level (torch.nn layers not counted) + 1.
+    assert viewer.page.input_value(depth_input) == str(ex.max_depth(doc))
     viewer.click_action("collapse-all")
     start = ex.view_at_depth(doc, 1)
     viewer.wait_for_view(start.nodes, start.boxes)
     assert viewer.page.input_value(depth_input) == "1"
+
+
+@pytest.mark.parametrize("name", ["gpt2", "bert"])
+def test_open_modules_stops_at_torch_layers_and_shows_one_call_of_each_run(name: str, documents: Documents,
+                                                                          open_viewer: OpenPage) -> None:
+    doc = documents(name)
+    viewer = open_viewer(doc, depth=1)
+    viewer.click_action("open-modules")
+    expected = ex.view_at_depth(doc, ex.max_depth(doc))
+    viewer.wait_for_view(expected.nodes, expected.boxes)
+    leaves = ex.torch_leaves(doc)
+    assert leaves and all(viewer.boxes()[m]["state"] == "collapsed" for m in leaves if m in expected.boxes)
+    assert any(box in leaves for box in expected.boxes), "torch.nn layers stay boxes"
+    folds = ex.folds(doc)
+    assert folds and all(members[1] in expected.boxes for members in folds.values()), "no run unfolds by itself"
+    assert viewer.page.input_value(viewer.sel('input[data-control="depth"]')) == str(ex.max_depth(doc))
+    viewer.click_action("expand-all")
+    full = ex.full_view(doc)
+    viewer.wait_for_view(full.nodes, full.boxes)
 
 
 def test_depth_control(documents: Documents, open_viewer: OpenPage) -> None:
@@ -235,6 +269,7 @@ def test_depth_control(documents: Documents, open_viewer: OpenPage) -> None:
 def test_node_filters(flag: str, kinds: set[str], documents: Documents, open_viewer: OpenPage) -> None:
     doc = documents("cnn")  # has parameters and buffers (BatchNorm)
     viewer = open_viewer(doc, depth=99, **{flag: False})
+    viewer.evaluate_handle("h => h.expandAll()")  # depth stops at torch.nn layers
     expected = ex.full_view(doc, **{flag: False})
     viewer.wait_for_view(expected.nodes, expected.boxes)
     if flag == "show_parameters":
@@ -247,6 +282,7 @@ def test_node_filters(flag: str, kinds: set[str], documents: Documents, open_vie
 def test_edges_carry_shapes(documents: Documents, open_viewer: OpenPage) -> None:
     doc = documents("mlp")
     viewer = open_viewer(doc, depth=99)
+    viewer.evaluate_handle("h => h.expandAll()")  # depth stops at torch.nn layers
     full = ex.full_view(doc)
     viewer.wait_for_view(full.nodes, full.boxes)
     edges = viewer.page.eval_on_selector_all(

@@ -33,6 +33,7 @@ def _settle(viewer: Viewer) -> None:
 def test_zoom_buttons_wheel_drag_and_fit(documents: Documents, open_viewer: OpenPage) -> None:
     doc = documents("mlp")
     viewer = open_viewer(doc, depth=99)
+    viewer.evaluate_handle("h => h.expandAll()")  # depth stops at torch.nn layers
     node = next(n["id"] for n in doc["nodes"] if n["name"] == "torch.nn.functional.gelu")
     start = _rect(viewer, node)
 

@@ -49,6 +49,8 @@ export interface VisibleContainer {
   readonly failed: boolean;
   /** As VisibleBox.run. */
   readonly run: number;
+  /** N when this call stands for its whole run of N identical calls ("1 of N"), the others in a box after it; else 0. */
+  readonly peek: number;
   /** As VisibleBox.group. */
   readonly group: LeafGroup | undefined;
 }
@@ -91,7 +93,8 @@ export function computeVisibleGraph(index: GraphIndex, state: ViewState): Visibl
   const makeBox = (id: string, container: string | null): void => {
     if (boxes.has(id)) return;
     const fold = index.folds.get(id);
-    const members = fold !== undefined && !state.unfolded.has(id) ? fold.modules : [id];
+    const rest = restOf.get(id);
+    const members = rest !== undefined ? rest : fold !== undefined && !state.unfolded.has(id) ? fold.modules : [id];
     const module = index.modules.get(id) as ModuleCall;
     let numParams = 0;
     for (const m of members) numParams += index.modules.get(m)?.num_params ?? 0;
@@ -107,6 +110,16 @@ export function computeVisibleGraph(index: GraphIndex, state: ViewState): Visibl
       run: members.length > 1 ? 0 : runOf(id),
       group: index.groups.get(id),
     });
+  };
+
+  // A run shown by its first call open has the other calls (and its glue) in one box of their own.
+  const restOf = new Map<string, readonly string[]>();
+  const restBox = (key: string): string | null => {
+    const fold = index.folds.get(key);
+    const second = fold?.modules[1];
+    if (fold === undefined || second === undefined || !peeking(state, key)) return null;
+    restOf.set(second, fold.modules.slice(1));
+    return second;
   };
 
   for (const id of index.moduleOrder) {
@@ -127,7 +140,16 @@ export function computeVisibleGraph(index: GraphIndex, state: ViewState): Visibl
       continue;
     }
     const foldKey = index.foldOf.get(id) ?? index.glueModuleOf.get(id);
-    if (foldKey !== undefined && !state.unfolded.has(foldKey)) {
+    const rest = foldKey === undefined ? null : restBox(foldKey);
+    if (foldKey !== undefined && rest !== null) {
+      if (id === foldKey) {
+        placement.set(id, { kind: "open" });
+        containers.set(id, { id, module: m, parent: m.parent, members: [] });
+      } else {
+        makeBox(rest, m.parent);
+        placement.set(id, { kind: "hidden", box: rest });
+      }
+    } else if (foldKey !== undefined && !state.unfolded.has(foldKey)) {
       makeBox(foldKey, m.parent); // a glue module of a folded run is inside its box too
       placement.set(id, { kind: "hidden", box: foldKey });
     } else if (state.open.has(id)) {
@@ -148,6 +170,8 @@ export function computeVisibleGraph(index: GraphIndex, state: ViewState): Visibl
       nodeOwner.set(node.id, null);
     } else if (p.kind === "hidden") {
       nodeOwner.set(node.id, p.box);
+    } else if (glue !== undefined && peeking(state, glue) && boxes.has(index.folds.get(glue)?.modules[1] ?? "")) {
+      nodeOwner.set(node.id, index.folds.get(glue)?.modules[1] ?? null); // with the calls after the first
     } else if (glue !== undefined && boxes.has(glue) && !state.unfolded.has(glue)) {
       nodeOwner.set(node.id, glue); // the glue between the calls of a folded run is inside its box
     } else {
@@ -211,7 +235,8 @@ export function computeVisibleGraph(index: GraphIndex, state: ViewState): Visibl
 
   const finalContainers = new Map<string, VisibleContainer>();
   for (const c of containers.values()) {
-    finalContainers.set(c.id, { ...c, failed: failedModules.has(c.id), run: runOf(c.id), group: index.groups.get(c.id) });
+    const peek = peeking(state, c.id) ? (index.folds.get(c.id)?.modules.length ?? 0) : 0;
+    finalContainers.set(c.id, { ...c, failed: failedModules.has(c.id), run: runOf(c.id), peek, group: index.groups.get(c.id) });
   }
   return {
     root: containers.has(index.root) ? index.root : null,
@@ -221,6 +246,11 @@ export function computeVisibleGraph(index: GraphIndex, state: ViewState): Visibl
     nodeOwner,
     moduleOwner,
   };
+}
+
+/** Whether the run `key` is shown by its first call open (not folded, not unfolded). */
+function peeking(state: ViewState, key: string): boolean {
+  return state.peek.has(key) && !state.unfolded.has(key);
 }
 
 function passesFilters(node: Node, state: ViewState): boolean {

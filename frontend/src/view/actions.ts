@@ -5,6 +5,7 @@ export const TOOLBAR_ACTIONS = [
   "zoom-out",
   "fit",
   "toggle-minimap",
+  "open-modules",
   "expand-all",
   "collapse-all",
   "export-svg",

@@ -56,7 +56,8 @@ export function buildChrome(css: string): Chrome {
     button("fit", "Fit", "Fit the graph to the view"),
     button("toggle-minimap", "Map", "Show or hide the overview map of the whole graph"),
     sep(),
-    button("expand-all", "Expand all", "Open every module"),
+    button("open-modules", "Open modules", "Open the model's modules down to torch.nn layers (a Linear stays a box); ×N runs show their first call"),
+    button("expand-all", "Open everything", "Open every module call, torch.nn layers too, and unfold every ×N run"),
     button("collapse-all", "Collapse all", "Close every module below the model"),
   );
   const depthLabel = h("label", undefined, "Depth");

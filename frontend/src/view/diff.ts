@@ -158,6 +158,7 @@ export class DiffViewer {
     };
     return {
       ready: this.ready,
+      openModules: () => all((v) => v.openModules()),
       expandAll: () => all((v) => v.expandAll()),
       collapseAll: () => all((v) => v.collapseAll()),
       setDepth: (d: number) => all((v) => v.setDepth(d)),

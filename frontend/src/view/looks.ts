@@ -117,7 +117,9 @@ const CONTROL_CLEARANCE = 18;
  */
 export function headerLook(c: VisibleContainer, measure: Measure): { lines: TextLine[]; minWidth: number; control: number } {
   const m = c.module;
-  const sub = c.group !== undefined ? leafGroupSize(c.group) : [m.path === "" ? "(model)" : m.path, paramText(m.num_params)].join(" · ");
+  const parts = [m.path === "" ? "(model)" : m.path, paramText(m.num_params)];
+  if (c.peek > 0) parts.push(`1 of ${c.peek}, all identical`);
+  const sub = c.group !== undefined ? leafGroupSize(c.group) : parts.join(" · ");
   const lines = [line(m.class_name, 12, 700), line(sub, 10.5, 400, true, 72)];
   return {
     lines,

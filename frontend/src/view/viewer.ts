@@ -48,6 +48,8 @@ export type { ViewerOptions } from "../model/schema.generated";
 
 export interface ViewerHandle {
   readonly ready: Promise<void>;
+  /** Opens the model's modules down to torch.nn layers; ×N runs show their first call. */
+  openModules(): Promise<void>;
   expandAll(): Promise<void>;
   collapseAll(): Promise<void>;
   setDepth(depth: number): Promise<void>;
@@ -235,6 +237,11 @@ export class Viewer {
     return {
       ready: this.ready,
       // The depth box shows the depth these states correspond to: everything open, or depth 1.
+      openModules: () =>
+        this.change((i, s) => {
+          this.chrome.depth.value = String(states.maxDepth(i));
+          return states.openModules(i, s);
+        }, this.context()),
       expandAll: () =>
         this.change((i, s) => {
           this.chrome.depth.value = String(states.maxDepth(i));
@@ -706,6 +713,9 @@ export class Viewer {
         b?.setAttribute("aria-pressed", String(this.minimap.shown));
         break;
       }
+      case "open-modules":
+        await this.handle().openModules();
+        break;
       case "expand-all":
         await this.handle().expandAll();
         break;
