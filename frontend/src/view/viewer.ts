@@ -407,7 +407,7 @@ export class Viewer {
     // Too many boxes in the window to paint in a frame: an overview instead (virtual-overview.ts).
     const overview = window !== null && itemsIn(input.visible, input.layout, window) > OVERVIEW_ABOVE;
     this.renderer.draw({ ...input, window: overview ? EMPTY : window });
-    drawOverview(this.overviewLayer, input.visible, input.layout, overview ? window : null, input.palette);
+    drawOverview(this.overviewLayer, input.visible, input.layout, overview ? window : null, input.palette, this.camera.transform().k);
     this.insight.paint();
     this.drawSelectionOutline();
     markSelectedEdge(this.chrome.svg, this.selectedEdge);

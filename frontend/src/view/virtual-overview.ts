@@ -11,6 +11,8 @@ import { edgeBounds, intersects } from "./virtual";
 
 /** Boxes in the window above which it is drawn as an overview. */
 export const OVERVIEW_ABOVE = 1500;
+/** Boxes and edges smaller than this on screen (px, both sides) are left out: they would not show. */
+const MIN_SCREEN = 1.5;
 
 const SVG_NS = "http://www.w3.org/2000/svg";
 
@@ -26,21 +28,28 @@ export function itemsIn(visible: VisibleGraph, layout: LayoutResult, window: Rec
 
 const rectPath = (r: Rect): string => `M${r.x.toFixed(1)},${r.y.toFixed(1)}h${r.width.toFixed(1)}v${r.height.toFixed(1)}h${(-r.width).toFixed(1)}Z`;
 
-/** Draws the overview of what meets `window` into `layer` (emptied first); null `window` only empties it. */
-export function drawOverview(layer: SVGGElement, visible: VisibleGraph, layout: LayoutResult, window: Rect | null, palette: Palette): void {
+/**
+ * Draws the overview of what meets `window` at zoom `scale` into `layer` (emptied first); null
+ * `window` only empties it. What is under MIN_SCREEN pixels is skipped, so the paths hold about
+ * as many pieces as the screen can show, not as many as the graph has (100k boxes made a path
+ * that took seconds to paint).
+ */
+export function drawOverview(layer: SVGGElement, visible: VisibleGraph, layout: LayoutResult, window: Rect | null, palette: Palette, scale: number): void {
   while (layer.firstChild !== null) layer.firstChild.remove();
   if (window === null) return;
+  const min = MIN_SCREEN / scale;
+  const shows = (r: Rect): boolean => (r.width >= min || r.height >= min) && intersects(r, window);
   const parts = { modules: [] as string[], items: [] as string[], edges: [] as string[] };
   for (const c of visible.containers.keys()) {
     const r = layout.rects[c];
-    if (r !== undefined && intersects(r, window)) parts.modules.push(rectPath(r));
+    if (r !== undefined && shows(r)) parts.modules.push(rectPath(r));
   }
   for (const id of visible.items.keys()) {
     const r = layout.rects[id];
-    if (r !== undefined && intersects(r, window)) parts.items.push(rectPath(r));
+    if (r !== undefined && shows(r)) parts.items.push(rectPath(r));
   }
   for (const route of layout.edges) {
-    if (route.points.length < 2 || !intersects(edgeBounds(route), window)) continue;
+    if (route.points.length < 2 || !shows(edgeBounds(route))) continue;
     parts.edges.push("M" + route.points.map((p) => `${p.x.toFixed(0)},${p.y.toFixed(0)}`).join("L"));
   }
   const path = (d: string[], fill: string, stroke: string): void => {
