@@ -98,6 +98,10 @@ def run(out_dir: Path, layers: int = LLAMA_70B["num_hidden_layers"]) -> dict[str
         page_path = out_dir / "llama70b-diff.html"
         page_path.write_text(html, encoding="utf-8")
         figures["page"] = str(page_path)
+        # b's own page, to load next to the diff's: "opens like any other" on the same machine.
+        plain_path = out_dir / "llama70b-81.html"
+        plain_path.write_text(render_html(b), encoding="utf-8")
+        figures["plain_page"] = str(plain_path)
     figures["peak_rss_bytes"] = _peak_rss_bytes()
     return figures
 

@@ -52,7 +52,8 @@ def diff_table(figures: dict[str, Any]) -> list[str]:
              f"| document size (JSON) | {_mb(figures.get('document_bytes'))} |",
              f"| render page | {_ms(figures.get('render_s'))} |",
              f"| page size (HTML) | {_mb(figures.get('page_bytes'))} |",
-             f"| page first draw | {figures.get('first_draw_ms', '–')} ms |",
+             f"| page first draw, median of 3 (b's own page, loaded in turn) | "
+             f"{figures.get('first_draw_ms', '–')} ms ({figures.get('plain_first_draw_ms', '–')} ms) |",
              f"| peak RSS of the process | {_mb(figures.get('peak_rss_bytes'))} |"]
     if figures.get("summary"):
         lines += ["", "`GraphDiff.summary()`:", "", "```", figures["summary"], "```"]
