@@ -11,7 +11,7 @@ from hypothesis import strategies as st
 from torch import nn
 
 import vista_core
-from vista_core import _diff
+from vista_core import _align
 
 KEYS = st.lists(st.sampled_from("abcd"), max_size=12)
 
@@ -32,7 +32,7 @@ def _check_pairs(xs: list[str], ys: list[str], pairs: list[tuple[int, int]]) -> 
 
 @given(xs=KEYS, ys=KEYS)
 def test_property_the_alignment_is_a_longest_common_subsequence(xs: list[str], ys: list[str]) -> None:
-    pairs = _diff._align(xs, xs, ys, ys)
+    pairs = _align.align(xs, xs, ys, ys)
     _check_pairs(xs, ys, pairs)
     assert len(pairs) == _lcs_length(xs, ys)
 
@@ -41,26 +41,26 @@ def test_property_the_alignment_is_a_longest_common_subsequence(xs: list[str], y
 def test_property_ties_are_broken_by_the_fine_key_without_losing_pairs(xs: list[str], ys: list[str],
                                                                        fine: list[int]) -> None:
     fa, fb = fine[:len(xs)] + [0] * 12, fine[12:12 + len(ys)] + [0] * 12
-    pairs = _diff._align(xs, fa[:len(xs)], ys, fb[:len(ys)])
+    pairs = _align.align(xs, fa[:len(xs)], ys, fb[:len(ys)])
     _check_pairs(xs, ys, pairs)
     assert len(pairs) == _lcs_length(xs, ys)
 
 
 def test_a_shape_decides_which_of_two_alike_ops_is_kept() -> None:
     # a: linear(8), linear(16); b: linear(16). Both are linear: the one with b's shape matches.
-    assert _diff._align(["linear", "linear"], [8, 16], ["linear"], [16]) == [(1, 0)]
-    assert _diff._align(["linear", "linear"], [8, 16], ["linear"], [8]) == [(0, 0)]
+    assert _align.align(["linear", "linear"], [8, 16], ["linear"], [16]) == [(1, 0)]
+    assert _align.align(["linear", "linear"], [8, 16], ["linear"], [8]) == [(0, 0)]
 
 
 @given(xs=st.lists(st.sampled_from("abc"), max_size=40), ys=st.lists(st.sampled_from("abc"), max_size=40))
 def test_property_long_middles_fall_back_to_matching_blocks_and_stay_valid(
         xs: list[str], ys: list[str]) -> None:
-    original = _diff._DP_CELLS
-    _diff._DP_CELLS = 16
+    original = _align._DP_CELLS
+    _align._DP_CELLS = 16
     try:
-        pairs = _diff._align(xs, xs, ys, ys)
+        pairs = _align.align(xs, xs, ys, ys)
     finally:
-        _diff._DP_CELLS = original
+        _align._DP_CELLS = original
     _check_pairs(xs, ys, pairs)
 
 
@@ -169,7 +169,7 @@ def test_a_long_flat_call_with_ops_inserted_far_apart_keeps_the_rest_matched() -
     x = torch.ones(2, 4)
     a, b = vista_core.trace(Flat(False), (x,)), vista_core.trace(Flat(True), (x,))
     middle = (len(a.nodes) - 12) * (len(b.nodes) - 12)
-    assert middle > _diff._DP_CELLS
+    assert middle > _align._DP_CELLS
     result = vista_core.diff(a, b)
     assert [c.status for c in result.changes if c.element == "node"] == ["added", "added"]
     assert len(result.node_matches) == len(a.nodes)

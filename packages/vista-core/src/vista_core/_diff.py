@@ -2,10 +2,11 @@
 
 Module calls are matched top down: the roots, then the children of each matched pair by path
 and by position among the siblings that share that path (the second call of ``encoder.norm``
-with the second). Within each matched pair of calls, the nodes the calls own are aligned by
-:func:`_align` (a sequence alignment over node kind and op name, ties broken by output shapes),
-so an inserted or removed op leaves the rest matched. Edges match when both ends match.
-Whatever is left unmatched is added (only in ``b``) or removed (only in ``a``).
+with the second), and the children left on both sides by class. Within each matched pair of
+calls, the nodes the calls own are aligned by ``_align.align`` (a sequence alignment over node
+kind and op name, ties broken by output shapes), so an inserted or removed op leaves the rest
+matched. Edges match when both ends match. Whatever is left unmatched is added (only in ``b``)
+or removed (only in ``a``); what differs between matched ones is ``_diff_fields``'.
 
 The result also holds the union graph (every call, node and edge of both, matched ones once
 with ``b``'s values), which is what a viewer draws; its document is the diff contract.
@@ -25,6 +26,8 @@ from typing import Any, Literal, TypeVar
 
 from vista_schema import DIFF_VERSION, SchemaError, SchemaVersionError, is_diff_document, parse_json
 
+from ._align import align, merge
+from ._diff_fields import FieldChange, edge_fields, module_fields, node_fields
 from ._graph import (
     _UNKNOWN,
     Edge,
@@ -33,7 +36,6 @@ from ._graph import (
     Node,
     RepeatedBlock,
     SharedTensor,
-    TensorMeta,
     _new,
     _resolved_state,
     _setattr,
@@ -44,16 +46,6 @@ __all__ = ["Change", "FieldChange", "GraphDiff", "diff"]
 
 Element = Literal["module", "node", "edge"]
 Status = Literal["added", "removed", "changed"]
-
-
-@dataclass(frozen=True)
-class FieldChange:
-    """One differing field of a matched pair: a readable path such as ``outputs[0].shape``
-    and the JSON value on each side (None where the field is absent on that side)."""
-
-    field: str
-    a: Any
-    b: Any
 
 
 @dataclass(frozen=True)
@@ -193,102 +185,6 @@ def _short(value: object, limit: int = 60) -> str:
     return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
-# -- alignment -----------------------------------------------------------------------------------
-
-#: Above this many cells (n × m) the middle of two sequences is aligned by difflib's matching
-#: blocks first, and only the gaps between blocks by the exact dynamic programme.
-_DP_CELLS = 250_000
-
-
-def _align(xa: Sequence[object], fa: Sequence[object], xb: Sequence[object],
-           fb: Sequence[object]) -> list[tuple[int, int]]:
-    """Index pairs ``(i, j)``, increasing in both, matching items with equal coarse keys
-    (``xa[i] == xb[j]``): the most pairs possible, and among those the most with equal fine keys
-    (``fa[i] == fb[j]``, e.g. equal output shapes)."""
-    n, m = len(xa), len(xb)
-    lo = 0
-    while lo < n and lo < m and fa[lo] == fb[lo] and xa[lo] == xb[lo]:
-        lo += 1
-    hi_a, hi_b = n, m
-    while hi_a > lo and hi_b > lo and fa[hi_a - 1] == fb[hi_b - 1] and xa[hi_a - 1] == xb[hi_b - 1]:
-        hi_a -= 1
-        hi_b -= 1
-    pairs = [(i, i) for i in range(lo)]
-    pairs += _align_middle(xa, fa, xb, fb, lo, hi_a, lo, hi_b)
-    pairs += [(hi_a + k, hi_b + k) for k in range(n - hi_a)]
-    return pairs
-
-
-def _align_middle(xa: Sequence[object], fa: Sequence[object], xb: Sequence[object], fb: Sequence[object],
-                  a0: int, a1: int, b0: int, b1: int) -> list[tuple[int, int]]:
-    n, m = a1 - a0, b1 - b0
-    if n == 0 or m == 0:
-        return []
-    if n * m <= _DP_CELLS:
-        return _align_dp(xa, fa, xb, fb, a0, a1, b0, b1)
-    import difflib
-
-    pairs: list[tuple[int, int]] = []
-    matcher = difflib.SequenceMatcher(None, list(xa[a0:a1]), list(xb[b0:b1]), autojunk=False)
-    i = j = 0
-    for block in matcher.get_matching_blocks():
-        pairs += _align_middle(xa, fa, xb, fb, a0 + i, a0 + block.a, b0 + j, b0 + block.b)
-        pairs += [(a0 + block.a + k, b0 + block.b + k) for k in range(block.size)]
-        i, j = block.a + block.size, block.b + block.size
-    return pairs
-
-
-def _align_dp(xa: Sequence[object], fa: Sequence[object], xb: Sequence[object], fb: Sequence[object],
-              a0: int, a1: int, b0: int, b1: int) -> list[tuple[int, int]]:
-    n, m = a1 - a0, b1 - b0
-    # A pair scores more than any number of tie-breaks, so the count of pairs comes first.
-    big = min(n, m) + 1
-    rows = [[0] * (m + 1) for _ in range(n + 1)]
-    for i in range(n - 1, -1, -1):
-        key, fine = xa[a0 + i], fa[a0 + i]
-        row, below = rows[i], rows[i + 1]
-        for j in range(m - 1, -1, -1):
-            best = below[j] if below[j] > row[j + 1] else row[j + 1]
-            if xb[b0 + j] == key:
-                score = below[j + 1] + big + (1 if fb[b0 + j] == fine else 0)
-                if score > best:
-                    best = score
-            row[j] = best
-    pairs: list[tuple[int, int]] = []
-    i = j = 0
-    while i < n and j < m:
-        if xb[b0 + j] == xa[a0 + i] and rows[i][j] == rows[i + 1][j + 1] + big + (
-                1 if fb[b0 + j] == fa[a0 + i] else 0):
-            pairs.append((a0 + i, b0 + j))
-            i += 1
-            j += 1
-        elif rows[i + 1][j] >= rows[i][j + 1]:
-            i += 1
-        else:
-            j += 1
-    return pairs
-
-
-def _merge(na: int, nb: int, pairs: Sequence[tuple[int, int]]) -> list[tuple[int | None, int | None]]:
-    """The union order of two sequences of lengths ``na`` and ``nb`` given their matched index
-    pairs: ``a``'s order, each unmatched ``b`` item right before the next matched one."""
-    partner = dict(pairs)
-    matched_b = set(partner.values())
-    out: list[tuple[int | None, int | None]] = []
-    j = 0
-    for i in range(na):
-        k = partner.get(i)
-        if k is not None:
-            while j < k:
-                if j not in matched_b:
-                    out.append((None, j))
-                j += 1
-            j = max(j, k + 1)
-        out.append((i, k))
-    out += [(None, k) for k in range(j, nb) if k not in matched_b]
-    return out
-
-
 # -- the comparison ------------------------------------------------------------------------------
 
 def diff(a: object, b: object) -> GraphDiff:
@@ -398,10 +294,10 @@ class _Differ:
                 taken_a, taken_b = {i for i, _ in matched}, {j for _, j in matched}
                 left_a = [i for i in range(len(ca)) if i not in taken_a]
                 left_b = [j for j in range(len(cb)) if j not in taken_b]
-                by_class = _align([ca[i].class_name for i in left_a], [ca[i].signature for i in left_a],
+                by_class = align([ca[i].class_name for i in left_a], [ca[i].signature for i in left_a],
                                   [cb[j].class_name for j in left_b], [cb[j].signature for j in left_b])
                 matched += [(left_a[i], left_b[j]) for i, j in by_class]
-            merged = _merge(len(ca), len(cb), matched)
+            merged = merge(len(ca), len(cb), matched)
             stack.extend((None if i is None else ca[i], None if j is None else cb[j], index)
                          for i, j in reversed(merged))
         self.mod_pairs = pairs
@@ -422,14 +318,14 @@ class _Differ:
             la, lb = own_a.get(x.id, []), own_b.get(y.id, [])
             if not la or not lb:
                 continue
-            pairs = _align([_coarse(na[i]) for i in la], [_fine(na[i]) for i in la],
+            pairs = align([_coarse(na[i]) for i in la], [_fine(na[i]) for i in la],
                            [_coarse(nb[j]) for j in lb], [_fine(nb[j]) for j in lb])
             partner.update((la[i], lb[j]) for i, j in pairs)
         self.node_partner = partner
 
     def _union_nodes(self) -> None:
         na, nb = self.a.nodes, self.b.nodes
-        order = _merge(len(na), len(nb), sorted(self.node_partner.items()))
+        order = merge(len(na), len(nb), sorted(self.node_partner.items()))
         self.node_pairs = [(None if i is None else na[i], None if j is None else nb[j]) for i, j in order]
         ids = self.u_node_ids = [f"n{k}" for k in range(len(order))]
         self.node_u_a = {x.id: ids[k] for k, (x, _) in enumerate(self.node_pairs) if x is not None}
@@ -464,19 +360,19 @@ class _Differ:
     def _changes(self) -> list[Change]:
         module_changes: dict[str, Change] = {}
         for uid, (x, y) in zip(self.u_mod_ids, self.mod_pairs):
-            change = _pair_change("module", uid, x, y, _module_fields)
+            change = _pair_change("module", uid, x, y, module_fields)
             if change is not None:
                 module_changes[uid] = change
         node_changes: dict[str, Change] = {}
         for uid, (nx, ny) in zip(self.u_node_ids, self.node_pairs):
-            change = _pair_change("node", uid, nx, ny, _node_fields)
+            change = _pair_change("node", uid, nx, ny, node_fields)
             if change is not None:
                 node_changes[uid] = change
         edges_into: dict[str, list[Change]] = {}
         for (source, out, target, port), ex, ey in self.edge_pairs:
             if ex is not None and ey is not None and ex.tensor == ey.tensor:
                 continue
-            fields = _edge_fields(ex, ey) if ex is not None and ey is not None else ()
+            fields = edge_fields(ex, ey) if ex is not None and ey is not None else ()
             if ex is not None and ey is not None and not fields:
                 continue
             status: Status = "changed" if ex is not None and ey is not None else "added" if ex is None else "removed"
@@ -637,111 +533,3 @@ def _pair_change(element: Element, uid: str, x: Any, y: Any, fields: Any) -> Cha
         return Change(element, uid, x.id, None, "removed")
     found = fields(x, y)
     return Change(element, uid, x.id, y.id, "changed", tuple(found)) if found else None
-
-
-# -- the fields compared -------------------------------------------------------------------------
-
-def _tensor_data(t: TensorMeta) -> dict[str, Any]:
-    return {"shape": list(t.shape), "dtype": t.dtype, "device": t.device, "requires_grad": t.requires_grad}
-
-
-def _compare_tensor(prefix: str, x: TensorMeta, y: TensorMeta, out: list[FieldChange]) -> None:
-    if x == y:
-        return
-    if x.shape != y.shape:
-        out.append(FieldChange(f"{prefix}.shape", list(x.shape), list(y.shape)))
-    for name in ("dtype", "device", "requires_grad"):
-        if getattr(x, name) != getattr(y, name):
-            out.append(FieldChange(f"{prefix}.{name}", getattr(x, name), getattr(y, name)))
-
-
-def _compare_tensors(prefix: str, xs: Sequence[TensorMeta], ys: Sequence[TensorMeta], out: list[FieldChange]) -> None:
-    if xs == ys:
-        return
-    for k in range(max(len(xs), len(ys))):
-        if k >= len(xs):
-            out.append(FieldChange(f"{prefix}[{k}]", None, _tensor_data(ys[k])))
-        elif k >= len(ys):
-            out.append(FieldChange(f"{prefix}[{k}]", _tensor_data(xs[k]), None))
-        else:
-            _compare_tensor(f"{prefix}[{k}]", xs[k], ys[k], out)
-
-
-def _compare_plain(x: object, y: object, names: Sequence[str], out: list[FieldChange]) -> None:
-    for name in names:
-        vx, vy = getattr(x, name), getattr(y, name)
-        if vx != vy:
-            out.append(FieldChange(name, vx, vy))
-
-
-def _node_fields(x: Node, y: Node) -> list[FieldChange]:
-    if (x.name == y.name and x.arguments == y.arguments and x.flops == y.flops and x.bytes == y.bytes
-            and x.value == y.value and x.error == y.error and x.kind == y.kind and x.outputs == y.outputs):
-        return []  # the common case, decided without building anything
-    out: list[FieldChange] = []
-    _compare_plain(x, y, ("kind", "name"), out)
-    _compare_tensors("outputs", x.outputs, y.outputs, out)
-    if x.arguments != y.arguments:
-        for k in range(max(len(x.arguments), len(y.arguments))):
-            ax = None if k >= len(x.arguments) else _argument_text(x.arguments[k])
-            ay = None if k >= len(y.arguments) else _argument_text(y.arguments[k])
-            if ax != ay:
-                out.append(FieldChange(f"arguments[{k}]", ax, ay))
-    _compare_plain(x, y, ("value",), out)
-    if x.error != y.error:
-        out.append(FieldChange("error", None if x.error is None else dataclasses.asdict(x.error),
-                               None if y.error is None else dataclasses.asdict(y.error)))
-    _compare_plain(x, y, ("bytes", "flops"), out)
-    return out
-
-
-def _argument_text(argument: Any) -> str:
-    return argument.value if argument.name is None else f"{argument.name}={argument.value}"
-
-
-def _module_fields(x: ModuleCall, y: ModuleCall) -> list[FieldChange]:
-    out: list[FieldChange] = []
-    _compare_plain(x, y, ("path", "class_name", "extra_repr", "num_params", "num_params_own", "failed"), out)
-    if x.parameters != y.parameters:
-        px = {p.name: p for p in x.parameters}
-        py = {p.name: p for p in y.parameters}
-        for name in [*px, *(n for n in py if n not in px)]:
-            p, q = px.get(name), py.get(name)
-            if p is None or q is None:
-                out.append(FieldChange(f"parameters.{name}", None if p is None else _parameter_data(p),
-                                       None if q is None else _parameter_data(q)))
-                continue
-            if p.shape != q.shape:
-                out.append(FieldChange(f"parameters.{name}.shape", list(p.shape), list(q.shape)))
-            _compare_plain_prefixed(f"parameters.{name}", p, q, ("kind", "dtype", "numel", "requires_grad"), out)
-    for side in ("inputs", "outputs"):
-        xs, ys = getattr(x, side), getattr(y, side)
-        for k in range(max(len(xs), len(ys))):
-            if k >= len(xs) or k >= len(ys):
-                t = ys[k] if k >= len(xs) else xs[k]
-                data = {"name": t.name, **_tensor_data(t.tensor)}
-                out.append(FieldChange(f"{side}[{k}]", None if k >= len(xs) else data, None if k >= len(ys) else data))
-                continue
-            if xs[k].name != ys[k].name:
-                out.append(FieldChange(f"{side}[{k}].name", xs[k].name, ys[k].name))
-            _compare_tensor(f"{side}[{k}]", xs[k].tensor, ys[k].tensor, out)
-    _compare_plain(x, y, ("bytes", "param_bytes", "flops"), out)
-    return out
-
-
-def _compare_plain_prefixed(prefix: str, x: object, y: object, names: Sequence[str], out: list[FieldChange]) -> None:
-    for name in names:
-        vx, vy = getattr(x, name), getattr(y, name)
-        if vx != vy:
-            out.append(FieldChange(f"{prefix}.{name}", vx, vy))
-
-
-def _parameter_data(p: Any) -> dict[str, Any]:
-    return {"kind": p.kind, "shape": list(p.shape), "dtype": p.dtype, "numel": p.numel,
-            "requires_grad": p.requires_grad}
-
-
-def _edge_fields(x: Edge, y: Edge) -> list[FieldChange]:
-    out: list[FieldChange] = []
-    _compare_tensor("tensor", x.tensor, y.tensor, out)
-    return out
