@@ -97,6 +97,7 @@ def test_an_added_layer_is_one_added_call_with_its_nodes_and_the_rest_matched() 
     assert len(result.node_matches) == len(a.nodes)
     summary = result.summary()
     assert "1 module call added under blocks: Linear (blocks.2)" in summary
+    assert "Same structure" not in summary
     counts = [len([c for c in result.changes if c.status == s]) for s in ("added", "removed", "changed")]
     assert repr(result) == f"GraphDiff(Stack → Stack: {counts[0]} added, {counts[1]} removed, {counts[2]} changed)"
 

@@ -72,6 +72,7 @@ def test_llama_with_another_hidden_size_has_the_same_structure_and_shapes_change
     assert {"model.layers.0", "model.layers.1", "model.layers.0.self_attn", "model.norm"} <= changed_layers
     summary = result.summary()
     assert "outputs[0].shape 1×8×32 → 1×8×48" in summary and "places" in summary
+    assert summary.splitlines()[1].startswith("Same structure: every module call and node is matched")
     # No fold hides a change: every union block is made of unchanged calls only.
     assert result.union.repeated_blocks == ()
 

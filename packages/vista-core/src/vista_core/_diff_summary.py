@@ -70,6 +70,8 @@ def summary(result: GraphDiff) -> str:
         for element, label in (("module", "module calls"), ("node", "nodes"), ("edge", "edges"))
         if any(counts[(element, s)] for s in ("added", "removed", "changed")))
     lines = [f"{_plural(len(result.changes), 'change')} ({header})."]
+    if not any(counts[(element, s)] for element in ("module", "node") for s in ("added", "removed")):
+        lines.append("Same structure: every module call and node is matched; only their values differ.")
 
     def inside(module_id: str | None, which: str) -> bool:
         """True when the module call or one around it is itself added (removed)."""
