@@ -70,8 +70,9 @@ def _median(values: list[float]) -> float | None:
     return round(statistics.median(values), 1) if values else None
 
 
-def _first_run(document: dict[str, Any]) -> tuple[int, str, str] | None:
-    """(depth that shows the run folded, its fold key, its middle call) of the first repeated run."""
+def _first_run(document: dict[str, Any]) -> tuple[int, str, str, str] | None:
+    """(depth that shows the run folded, its fold key, its middle call, its second call: the id of
+    the box of the calls after the first once the run is opened) of the first repeated run."""
     blocks = document.get("repeated_blocks", [])
     if not blocks:
         return None
@@ -80,7 +81,7 @@ def _first_run(document: dict[str, Any]) -> tuple[int, str, str] | None:
     depth, current = 0, parent[members[0]]
     while current is not None:
         depth, current = depth + 1, parent[current]
-    return depth, members[0], members[len(members) // 2]
+    return depth, members[0], members[len(members) // 2], members[1]
 
 
 def _toggle_target(document: dict[str, Any]) -> str:
@@ -125,7 +126,7 @@ def bench_page(document: Any, *, repeats: int = 5, clicks: int = 5, chromium: st
     box = _toggle_target(doc)
     run = _first_run(doc)
     runs: dict[str, list[float]] = {name: [] for name in (
-        "ready_ms", "expand_all_ms", "toggle_first_ms", "toggle_open_ms", "toggle_close_ms", "unfold_ms",
+        "ready_ms", "expand_all_ms", "toggle_first_ms", "toggle_open_ms", "toggle_close_ms", "open_run_ms", "unfold_ms",
         "block_open_ms", "block_close_ms")}
     marks: dict[str, list[float]] = {}
     loads: list[Loaded] = []
@@ -160,12 +161,15 @@ def bench_page(document: Any, *, repeats: int = 5, clicks: int = 5, chromium: st
                     runs["toggle_first_ms" if i == 0 else "toggle_open_ms"].append(opened)
                     runs["toggle_close_ms"].append(click(page, toggle, _BOX_IS, [box, "collapsed"]))
                 if run is not None:
-                    depth, key, member = run
+                    depth, key, member, rest = run
                     page.eval_on_selector("[data-vista=root]", "(root, d) => root.vistaHandle.setDepth(d)", depth)
                     page.wait_for_selector(f'.vista-viewer g.vista-module[data-id="{key}"][data-repeat]',
                                            state="attached", timeout=timeout_ms)
+                    # + on "×N" opens its first call ("1 of N"); + on the box of the others unfolds the run.
                     fold = f'.vista-viewer g.vista-module[data-id="{key}"] [data-action="toggle"]'
-                    runs["unfold_ms"].append(click(page, fold, _BOX_IS, [member, "collapsed"]))
+                    runs["open_run_ms"].append(click(page, fold, _BOX_IS, [key, "expanded"]))
+                    others = f'.vista-viewer g.vista-module[data-id="{rest}"] [data-action="toggle"]'
+                    runs["unfold_ms"].append(click(page, others, _BOX_IS, [member, "collapsed"]))
                     block = f'.vista-viewer g.vista-module[data-id="{member}"] [data-action="toggle"]'
                     for _ in range(clicks):
                         runs["block_open_ms"].append(click(page, block, _BOX_IS, [member, "expanded"]))
@@ -231,6 +235,7 @@ def main(argv: list[str] | None = None) -> int:
     print(f"one + click            {result['toggle_open_ms']} ms")
     print(f"one − click            {result['toggle_close_ms']} ms")
     if result["unfold_ms"] is not None:
+        print(f"open the ×N run        {result['open_run_ms']} ms   (its first call, \"1 of N\")")
         print(f"unfold the ×N run      {result['unfold_ms']} ms")
         print(f"+ on one block         {result['block_open_ms']} ms")
         print(f"− on one block         {result['block_close_ms']} ms")
