@@ -42,6 +42,8 @@ export class LevelOfDetail {
   private level: "near" | "far" = "near";
   private k = 1;
   private drawn: { visible: VisibleGraph; layout: LayoutResult; theme: ThemeName } | null = null;
+  private background = "";
+  private built = false;
 
   constructor(private readonly svg: SVGSVGElement) {
     this.layer = svg.ownerDocument.createElementNS(SVG_NS, "g");
@@ -58,7 +60,20 @@ export class LevelOfDetail {
     const drawn = this.drawn;
     if (drawn !== null && drawn.visible === visible && drawn.layout === layout && drawn.theme === theme) return;
     this.drawn = { visible, layout, theme };
+    this.background = background;
+    this.built = false;
     this.layer.replaceChildren();
+    this.labels = [];
+    // Near, nothing of this layer shows: it is built when the view first goes far.
+    if (this.level === "far") this.place();
+  }
+
+  private build(): void {
+    const drawnNow = this.drawn;
+    if (drawnNow === null || this.built) return;
+    this.built = true;
+    const { visible, layout, theme } = drawnNow;
+    const background = this.background;
     this.labels = [];
     const doc = this.svg.ownerDocument;
     const outlines = doc.createElementNS(SVG_NS, "g");
@@ -98,7 +113,6 @@ export class LevelOfDetail {
     }
     // Bigger modules first: where titles would overlap, the bigger module's is drawn.
     this.labels.sort((a, b) => b.rect.width * b.rect.height - a.rect.width * a.rect.height);
-    this.place();
   }
 
   /** Follows the view: switches level at FAR_SCALE and keeps the titles' size on screen. */
@@ -118,6 +132,7 @@ export class LevelOfDetail {
     const far = this.level === "far";
     this.layer.setAttribute("display", far ? "inline" : "none");
     if (!far) return;
+    this.build();
     const k = this.k;
     const placed: { x0: number; y0: number; x1: number; y1: number }[] = [];
     for (const l of this.labels) {
