@@ -213,3 +213,22 @@ def test_zoomed_out_module_titles_stay_legible_and_op_labels_go(documents: Docum
         viewer.click_action("zoom-in")
     viewer.page.wait_for_timeout(300)
     assert viewer.page.eval_on_selector(viewer.root, LOD)["lod"] == "near"
+
+
+def test_a_whole_graph_change_keeps_the_part_the_user_moved_to(documents: Documents, open_viewer: OpenPage) -> None:
+    viewer = open_viewer(documents("t5_deep"))
+    _act(viewer, lambda: viewer.click_action("expand-all"))
+    top = viewer.page.get_attribute(viewer.sel(".vista-viewport"), "transform")
+    svg = _box(viewer, "svg.vista-graph")
+    x, y = svg["x"] + svg["width"] / 2, svg["y"] + svg["height"] - 40
+    viewer.page.mouse.move(x, y)
+    viewer.page.mouse.down()
+    viewer.page.mouse.move(x, y - 600, steps=8)
+    viewer.page.mouse.up()
+    moved = viewer.page.get_attribute(viewer.sel(".vista-viewport"), "transform")
+    assert moved != top
+    inside, _ = _in_view(viewer)
+    # The same change again (the same graph): the view stays where the user put it, not back at the top.
+    _act(viewer, lambda: viewer.click_action("expand-all"))
+    assert viewer.page.get_attribute(viewer.sel(".vista-viewport"), "transform") == moved
+    assert _in_view(viewer)[0] == inside
