@@ -208,22 +208,32 @@ export function computeVisibleGraph(index: GraphIndex, state: ViewState): Visibl
   }
 
   const edgeMap = new Map<string, { source: string; target: string; tensors: Tensor[]; keys: Set<string>; edges: number[] }>();
-  index.edges.forEach((e, i) => {
-    const source = nodeOwner.get(e.source) ?? null;
-    const target = nodeOwner.get(e.target) ?? null;
-    if (source === null || target === null || source === target) return;
+  const addEdge = (source: string, target: string, tensor: Tensor, i: number): void => {
     const id = `${source}>${target}`;
     let entry = edgeMap.get(id);
     if (entry === undefined) {
       entry = { source, target, tensors: [], keys: new Set(), edges: [] };
       edgeMap.set(id, entry);
     }
-    entry.edges.push(i);
-    const key = `${e.tensor.shape.join(",")}|${e.tensor.dtype}`;
+    if (!entry.edges.includes(i)) entry.edges.push(i);
+    const key = `${tensor.shape.join(",")}|${tensor.dtype}`;
     if (!entry.keys.has(key)) {
       entry.keys.add(key);
-      entry.tensors.push(e.tensor);
+      entry.tensors.push(tensor);
     }
+  };
+  const through = passThrough(index, boxes);
+  index.edges.forEach((e, i) => {
+    const source = nodeOwner.get(e.source) ?? null;
+    const target = nodeOwner.get(e.target) ?? null;
+    if (source === null || target === null || source === target) return;
+    const via = through.get(`${e.source}:${e.source_output}`);
+    if (via !== undefined && via !== source && via !== target) {
+      addEdge(source, via, e.tensor, i); // through the box of the call that handed the tensor on
+      addEdge(via, target, e.tensor, i);
+      return;
+    }
+    addEdge(source, target, e.tensor, i);
   });
   const edges: VisibleEdge[] = [];
   for (const [id, e] of edgeMap) {
@@ -251,6 +261,24 @@ export function computeVisibleGraph(index: GraphIndex, state: ViewState): Visibl
 /** Whether the run `key` is shown by its first call open (not folded, not unfolded). */
 function peeking(state: ViewState, key: string): boolean {
   return state.peek.has(key) && !state.unfolded.has(key);
+}
+
+/**
+ * Closed boxes of module calls without any node (an nn.Identity, a module returning its input)
+ * by the node outputs they returned, as `node:port`: what reads such a tensor is drawn reading
+ * it from the box, so the box lies on the tensor's path instead of beside it. The document
+ * does not say which readers got the tensor through the call, so all of them do.
+ */
+function passThrough(index: GraphIndex, boxes: ReadonlyMap<string, VisibleBox>): Map<string, string> {
+  const through = new Map<string, string>();
+  for (const box of boxes.values()) {
+    if (box.group !== undefined || box.container === null) continue;
+    if (box.members.some((m) => Number.isFinite(index.moduleFirstNode.get(m) ?? Number.POSITIVE_INFINITY))) continue;
+    for (const m of box.members) {
+      for (const t of index.modules.get(m)?.outputs ?? []) through.set(`${t.source}:${t.source_output}`, box.id);
+    }
+  }
+  return through;
 }
 
 function passesFilters(node: Node, state: ViewState): boolean {
