@@ -14,7 +14,7 @@ from importlib import resources
 from typing import Any
 
 from ._exceptions import DiffVersionError, SchemaError, SchemaVersionError
-from ._reading import _short, check_finite, parse_json, read_document
+from ._reading import _short, check_finite, check_version, parse_json, read_document
 from ._validate import validate_document
 from ._version import DIFF_VERSION
 
@@ -32,16 +32,7 @@ def is_diff_document(data: object) -> bool:
 def check_diff_version(version: object) -> bool:
     """Raise unless ``version`` is a diff version this reader understands; return True when it
     is a newer minor of this reader's major (its documents may hold fields unknown here)."""
-    parts = version.split(".") if isinstance(version, str) else []
-    if len(parts) != 2 or not all(p.isdigit() and p.isascii() for p in parts):
-        raise SchemaError(
-            f"Diff document has no valid 'diff_version' (expected a 'major.minor' string like "
-            f"{DIFF_VERSION!r}, got {_short(version)})"
-        )
-    major, minor = (int(p) for p in DIFF_VERSION.split("."))
-    if int(parts[0]) != major:
-        raise DiffVersionError(str(version), DIFF_VERSION)
-    return int(parts[1]) > minor
+    return check_version(version, DIFF_VERSION, "Diff document", "diff_version", DiffVersionError)
 
 
 def _as_diff_data(document: object) -> dict[str, Any]:

@@ -11,6 +11,7 @@ from __future__ import annotations
 import json
 import math
 import sys
+from collections.abc import Callable
 from typing import Any
 
 from ._exceptions import SchemaError, SchemaVersionError
@@ -69,15 +70,22 @@ def _key(where: str, key: object) -> str:
 def check_schema_version(version: object) -> bool:
     """Raise unless ``version`` is a schema version this reader understands; return True when it
     is a newer minor of this reader's major (its documents may hold fields unknown here)."""
+    return check_version(version, SCHEMA_VERSION, "Graph document", "schema_version", SchemaVersionError)
+
+
+def check_version(version: object, supported: str, what: str, key: str,
+                  error: Callable[[str, str], SchemaError]) -> bool:
+    """The one versioning rule of every Vista document (``what`` names it, ``key`` is its field):
+    "major.minor"; another major raises ``error``; True for a newer minor of ``supported``."""
     parts = version.split(".") if isinstance(version, str) else []
     if len(parts) != 2 or not all(p.isdigit() and p.isascii() for p in parts):
         raise SchemaError(
-            f"Graph document has no valid 'schema_version' (expected a 'major.minor' string "
-            f"like {SCHEMA_VERSION!r}, got {_short(version)})"
+            f"{what} has no valid {key!r} (expected a 'major.minor' string "
+            f"like {supported!r}, got {_short(version)})"
         )
-    major, minor = (int(p) for p in SCHEMA_VERSION.split("."))
+    major, minor = (int(p) for p in supported.split("."))
     if int(parts[0]) != major:
-        raise SchemaVersionError(str(version), SCHEMA_VERSION)
+        raise error(str(version), supported)
     return int(parts[1]) > minor
 
 
