@@ -148,6 +148,19 @@ def test_trace_options(factories: ModuleType, tmp_path: Path, capsys: pytest.Cap
     assert training is True and not x.any()
 
 
+def test_trace_records_stats_and_timing_when_asked(factories: ModuleType, tmp_path: Path,
+                                                    capsys: pytest.CaptureFixture[str]) -> None:
+    assert _run(capsys, "trace", "clifactories:Net", "--input", "3x4", "-o", "plain.html")[0] == 0
+    plain = page_graph((tmp_path / "plain.html").read_text(encoding="utf-8"))
+    assert _run(capsys, "trace", "clifactories:Net", "--input", "3x4", "--stats", "--timing", "-o", "both.html")[0] == 0
+    both = page_graph((tmp_path / "both.html").read_text(encoding="utf-8"))
+    for graph, wanted in ((plain, False), (both, True)):
+        ops = [n for n in graph["nodes"] if n["kind"] == "op"]
+        assert ops and all(("time_us" in n) is wanted for n in ops)
+        assert all(("stats" in n["outputs"][0]) is wanted for n in ops if n["outputs"][0]["dtype"] == "float32")
+        assert ("time_us" in graph["modules"][0]) is wanted
+
+
 def test_trace_on_the_meta_device(factories: ModuleType, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     status, _, err = _run(capsys, "trace", "clifactories:build", "--meta", "--input", "3x4", "-o", "m.html")
     assert (status, err) == (0, "")

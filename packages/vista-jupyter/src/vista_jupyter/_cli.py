@@ -221,7 +221,7 @@ def _trace(args: argparse.Namespace) -> int:
     if isinstance(model, torch.nn.Module) and not args.train:
         model.eval()
     inputs, kwargs = build_inputs(specs, zeros=args.zeros, device=device, seed=args.seed)
-    captured = vista_core.capture(model, inputs, kwargs=kwargs)
+    captured = vista_core.capture(model, inputs, kwargs=kwargs, stats=args.stats, timing=args.timing)
     try:
         written = VistaGraph(captured.graph, options).save(out)
         if args.json:
@@ -350,6 +350,10 @@ def parser() -> argparse.ArgumentParser:
     trace.add_argument("--zeros", action="store_true", help="zero inputs instead of random ones")
     trace.add_argument("--seed", type=int, default=0, help="seed of the inputs and the initial weights (default: 0)")
     trace.add_argument("--train", action="store_true", help="keep the model in training mode (default: eval)")
+    trace.add_argument("--stats", action="store_true",
+                       help="record each op output's min, max, mean, std and NaN/Inf/zero counts, and the first op "
+                            "that made a NaN or Inf (colour by non-finite in the page)")
+    trace.add_argument("--timing", action="store_true", help="measure each op's and module call's wall time")
     trace.add_argument("-o", "--output", metavar="PAGE.html", help="where to write the page (default: FACTORY.html)")
     trace.add_argument("--json", metavar="GRAPH.json", help="also write the graph document as JSON")
     _add_view_options(trace)
