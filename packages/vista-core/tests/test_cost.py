@@ -181,3 +181,27 @@ def test_reading_flops_inside_a_callers_mode_is_hidden_from_it() -> None:
     with Seen() as seen:
         assert graph.root.flops == 2 * 2 * (5 * 7 + 7 * 3)
     assert seen.ops == []
+
+
+def test_an_unread_graph_holds_no_tensor_of_the_forward() -> None:
+    """FLOPs are replayed on specs when first read: until then the graph must keep no tensor
+    alive, also where an op was given its tensors inside a namedtuple (a tuple subclass)."""
+    import collections
+    import gc
+    import weakref
+
+    pair = collections.namedtuple("pair", "first second")
+    seen: list[weakref.ref[torch.Tensor]] = []
+
+    class Model(torch.nn.Module):
+        def forward(self, x: torch.Tensor) -> torch.Tensor:
+            a, b = x * 2, x + 1  # temporaries: nothing outside the forward holds them
+            seen.extend((weakref.ref(a), weakref.ref(b)))
+            return torch.cat(pair(a, b)).sum()
+
+    graph = vista_core.trace(Model(), (torch.randn(3, 4),))
+    gc.collect()
+    assert [r() for r in seen] == [None, None], "the unread graph keeps the forward's tensors alive"
+    cat = next(n for n in graph.ops() if n.name.endswith("cat"))
+    assert cat.outputs[0].shape == (6, 4)
+    assert graph.to_json()  # and the deferred figures are still made from what was kept

@@ -71,6 +71,10 @@ def _spec(value: Any) -> Any:
         return kind(map(_spec, value))
     if kind is dict:
         return {k: _spec(v) for k, v in value.items()}
+    if isinstance(value, (tuple, list)) and kind is not torch.Size:
+        # A namedtuple or other sequence subclass must not keep the forward's tensors alive
+        # until the FLOPs are read: its items become specs in a plain sequence of its base.
+        return (tuple if isinstance(value, tuple) else list)(map(_spec, value))
     return value
 
 
