@@ -106,6 +106,9 @@ describe("glue of repeated runs", () => {
     const folded = computeVisibleGraph(index, state);
     const drawn = [...folded.items.values()].map((i) => (i.type === "node" ? i.node.label : `${i.id}×${i.repeat}`));
     expect(drawn).toEqual(["x", "output", "m1×3"]);
+    // The box holds all the model's parameters: three layers and the one norm, counted once.
+    const box = folded.items.get("m1");
+    expect(box?.type === "box" ? box.numParams : null).toBe(68);
     expect(folded.moduleOwner.get("m4")).toBe("m1");
     expect(folded.edges.map((e) => e.id).sort()).toEqual(["m1>n7", "n0>m1"]);
     const unfolded = computeVisibleGraph(index, unfold(index, state, "m1"));

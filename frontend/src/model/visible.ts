@@ -96,8 +96,16 @@ export function computeVisibleGraph(index: GraphIndex, state: ViewState): Visibl
     const rest = restOf.get(id);
     const members = rest !== undefined ? rest : fold !== undefined && !state.unfolded.has(id) ? fold.modules : [id];
     const module = index.modules.get(id) as ModuleCall;
+    // A module called in a loop, or a norm called after every block, owns its parameters once.
+    const counted = new Set<string>();
     let numParams = 0;
-    for (const m of members) numParams += index.modules.get(m)?.num_params ?? 0;
+    const folded = rest === undefined && fold !== undefined && members === fold.modules;
+    for (const m of folded ? [...members, ...fold.glueModules] : members) {
+      const call = index.modules.get(m);
+      if (call === undefined || counted.has(call.path)) continue;
+      counted.add(call.path);
+      numParams += call.num_params;
+    }
     boxes.set(id, {
       type: "box",
       id,
