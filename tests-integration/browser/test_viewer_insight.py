@@ -91,12 +91,12 @@ def test_colour_by_each_measure_changes_fills_and_legend(documents: Documents, o
     assert _fills(viewer, boxes) == plain_boxes
     assert not viewer.page.is_visible(legend)
     _colour_by(viewer, "flops")
-    hot = _fills(viewer, ops)
-    assert len(set(hot.values())) > 1, "ops with different FLOPs get different colours"
     # Everything open: the op with the most FLOPs is the scale's top, ops without any are grey.
     viewer.click_action("expand-all")
     every_op = {n["id"] for n in doc["nodes"] if n["kind"] == "op"}
     viewer.page.wait_for_function(f"() => document.querySelectorAll('{ops}').length === {len(every_op)}")
+    hot = _fills(viewer, ops)
+    assert len(set(hot.values())) > 1, "ops with different FLOPs get different colours"
     heat: dict[str, str] = viewer.page.eval_on_selector_all(
         viewer.sel(ops), "els => Object.fromEntries(els.map(e => [e.dataset.id, e.dataset.heat]))")
     flops = {n["id"]: n.get("flops") for n in doc["nodes"] if n["id"] in heat}
@@ -216,6 +216,13 @@ def test_colours_follow_the_theme(documents: Documents, open_viewer: OpenPage) -
 
 def test_zoomed_out_class_colours_leave_the_heat_visible(documents: Documents, open_viewer: OpenPage) -> None:
     viewer = open_viewer(documents("bert"), depth=1)
+    level = f"() => document.querySelector('{viewer.root} svg.vista-graph').dataset.lod"
+    for _ in range(12):  # far enough for the level of detail, which is built only then
+        if viewer.page.evaluate(level) == "far":
+            break
+        viewer.click_action("zoom-out")
+        viewer.page.wait_for_timeout(100)
+    assert viewer.page.evaluate(level) == "far"
     lod = viewer.sel(".vista-layer-lod rect")
     fills = "els => els.map(e => getComputedStyle(e).fill)"
     assert any(f != "none" for f in viewer.page.eval_on_selector_all(lod, fills)), "closed boxes get class fills"

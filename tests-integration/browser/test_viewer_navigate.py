@@ -7,12 +7,22 @@ import copy
 from collections.abc import Callable
 from typing import Any
 
+import browser_expectations as ex
 import pytest
 from browser_page import OpenPage, Viewer
 
 pytestmark = pytest.mark.browser
 
 Documents = Callable[[str], dict[str, Any]]
+
+
+def _all_open(open_viewer: OpenPage, doc: dict[str, Any]) -> Viewer:
+    """The page with every module open, torch.nn layers too (Depth counts model levels only)."""
+    viewer = open_viewer(doc, depth=1)
+    viewer.click_action("expand-all")
+    full = ex.full_view(doc)
+    viewer.wait_for_view(full.nodes, full.boxes)
+    return viewer
 
 
 def _details(viewer: Viewer) -> str:
@@ -46,7 +56,7 @@ def _input_edge(doc: dict[str, Any]) -> tuple[dict[str, Any], dict[str, Any]]:
 
 def test_hovering_an_edge_highlights_its_line_and_label(documents: Documents, open_viewer: OpenPage) -> None:
     doc = documents("mlp")
-    viewer = open_viewer(doc, depth=3)
+    viewer = _all_open(open_viewer, doc)
     x, e = _input_edge(doc)
     edge_id = f'{x["id"]}>{e["target"]}'
     before = _line_width(viewer, edge_id)
@@ -66,7 +76,7 @@ def test_hovering_an_edge_highlights_its_line_and_label(documents: Documents, op
 
 def test_clicking_an_edge_shows_its_tensor(documents: Documents, open_viewer: OpenPage) -> None:
     doc = documents("mlp")
-    viewer = open_viewer(doc, depth=3)
+    viewer = _all_open(open_viewer, doc)
     x, e = _input_edge(doc)
     edge_id = f'{x["id"]}>{e["target"]}'
     viewer.page.mouse.click(*_edge_middle(viewer, edge_id))
@@ -124,7 +134,7 @@ def _selected_title(viewer: Viewer) -> str:
 def test_lineage_highlights_one_side_and_escape_clears(upstream: bool, documents: Documents,
                                                        open_viewer: OpenPage) -> None:
     doc = documents("mlp")
-    viewer = open_viewer(doc, depth=3)
+    viewer = _all_open(open_viewer, doc)
     relu = _node(doc, "body.1", "relu")
     viewer.page.click(viewer.sel(f'g.vista-node[data-id="{relu["id"]}"]'))
     assert viewer.page.query_selector(viewer.sel("[data-dim]")) is None
@@ -148,7 +158,7 @@ def test_lineage_highlights_one_side_and_escape_clears(upstream: bool, documents
 
 def test_lineage_of_a_module_and_the_d_key(documents: Documents, open_viewer: OpenPage) -> None:
     doc = documents("mlp")
-    viewer = open_viewer(doc, depth=3)
+    viewer = _all_open(open_viewer, doc)
     head = next(m for m in doc["modules"] if m["path"] == "head")
     viewer.evaluate_handle(f"h => h.select({head['id']!r})")
     viewer.page.focus(viewer.sel("svg.vista-graph"))
@@ -162,7 +172,7 @@ def test_lineage_of_a_module_and_the_d_key(documents: Documents, open_viewer: Op
 
 def test_arrow_keys_follow_the_data_and_the_siblings(documents: Documents, open_viewer: OpenPage) -> None:
     doc = documents("mlp")
-    viewer = open_viewer(doc, depth=3)
+    viewer = _all_open(open_viewer, doc)
     x = next(n for n in doc["nodes"] if n["kind"] == "input")
     linear = _node(doc, "body.0", "linear")
     viewer.page.click(viewer.sel(f'g.vista-node[data-id="{x["id"]}"]'))
