@@ -19,7 +19,7 @@ import warnings
 from pathlib import Path
 from typing import Any
 
-from ._meta70b import LLAMA_70B, SEQUENCE, _peak_rss_bytes
+from ._meta70b import LLAMA_70B, SEQUENCE, _peak_rss_bytes, write_page
 
 __all__ = ["ROUNDS", "run"]
 
@@ -86,18 +86,9 @@ def run(out_dir: Path, layers: int = LLAMA_70B["num_hidden_layers"]) -> dict[str
     document_path = out_dir / "llama70b-diff.json"
     document_path.write_text(document, encoding="utf-8")
     figures["document"] = str(document_path)
-    try:
+    if write_page(figures, document, out_dir / "llama70b-diff.html"):
         from vista_render_html import render_html
-    except ImportError as exc:
-        figures["page_error"] = f"vista-render-html not installed: {exc}"
-    else:
-        start = time.perf_counter()
-        html = render_html(document)
-        figures["render_s"] = time.perf_counter() - start
-        figures["page_bytes"] = len(html.encode())
-        page_path = out_dir / "llama70b-diff.html"
-        page_path.write_text(html, encoding="utf-8")
-        figures["page"] = str(page_path)
+
         # b's own page, to load next to the diff's: "opens like any other" on the same machine.
         plain_path = out_dir / "llama70b-81.html"
         plain_path.write_text(render_html(b), encoding="utf-8")

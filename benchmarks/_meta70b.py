@@ -80,20 +80,26 @@ def run(out_dir: Path, layers: int | None = None) -> dict[str, Any]:
     document_path = out_dir / "llama70b-meta.json"
     document_path.write_text(document, encoding="utf-8")
     figures["document"] = str(document_path)
+    write_page(figures, graph, out_dir / "llama70b-meta.html")
+    figures["peak_rss_bytes"] = _peak_rss_bytes()
+    return figures
+
+
+def write_page(figures: dict[str, Any], document: Any, page_path: Path) -> bool:
+    """Render ``document`` to ``page_path``, noting render_s, page_bytes and page in ``figures``
+    (or page_error when vista-render-html is missing); True when the page was written."""
     try:
         from vista_render_html import render_html
     except ImportError as exc:
         figures["page_error"] = f"vista-render-html not installed: {exc}"
-    else:
-        start = time.perf_counter()
-        html = render_html(graph)
-        figures["render_s"] = time.perf_counter() - start
-        figures["page_bytes"] = len(html.encode())
-        page_path = out_dir / "llama70b-meta.html"
-        page_path.write_text(html, encoding="utf-8")
-        figures["page"] = str(page_path)
-    figures["peak_rss_bytes"] = _peak_rss_bytes()
-    return figures
+        return False
+    start = time.perf_counter()
+    html = render_html(document)
+    figures["render_s"] = time.perf_counter() - start
+    figures["page_bytes"] = len(html.encode())
+    page_path.write_text(html, encoding="utf-8")
+    figures["page"] = str(page_path)
+    return True
 
 
 if __name__ == "__main__":
