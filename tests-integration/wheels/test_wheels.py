@@ -34,38 +34,30 @@ def _distribution(package: Path) -> str:
     raise AssertionError(f"no name in {package / 'pyproject.toml'}")
 
 
+def _built(kind: str, suffix: str, tmp_path_factory: pytest.TempPathFactory) -> list[Path]:
+    """One ``kind`` ("wheel" or "sdist") of every package: from VISTA_DIST, or built here."""
+    given = os.environ.get("VISTA_DIST")
+    dist = Path(given) if given else tmp_path_factory.mktemp(kind)
+    if not given:
+        for package in PACKAGES:
+            subprocess.run([sys.executable, "-m", "build", f"--{kind}", "--outdir", str(dist), str(package)],
+                           check=True, env=ENV, capture_output=True)
+    found = []
+    for package in PACKAGES:
+        matches = sorted(dist.glob(f"{_distribution(package)}-*{suffix}"))
+        assert len(matches) == 1, f"expected one {kind} of {package.name} in {dist}, found {matches}"
+        found.append(matches[0])
+    return found
+
+
 @pytest.fixture(scope="module")
 def wheels(tmp_path_factory: pytest.TempPathFactory) -> list[Path]:
-    """One wheel of every package: from VISTA_DIST, or built here."""
-    given = os.environ.get("VISTA_DIST")
-    dist = Path(given) if given else tmp_path_factory.mktemp("dist")
-    if not given:
-        for package in PACKAGES:
-            subprocess.run([sys.executable, "-m", "build", "--wheel", "--outdir", str(dist), str(package)],
-                           check=True, env=ENV, capture_output=True)
-    found = []
-    for package in PACKAGES:
-        matches = sorted(dist.glob(f"{_distribution(package)}-*.whl"))
-        assert len(matches) == 1, f"expected one wheel of {package.name} in {dist}, found {matches}"
-        found.append(matches[0])
-    return found
+    return _built("wheel", ".whl", tmp_path_factory)
 
 
 @pytest.fixture(scope="module")
-def sdists(wheels: list[Path], tmp_path_factory: pytest.TempPathFactory) -> list[Path]:
-    """One sdist of every package: from VISTA_DIST, or built here."""
-    given = os.environ.get("VISTA_DIST")
-    dist = Path(given) if given else tmp_path_factory.mktemp("sdist")
-    if not given:
-        for package in PACKAGES:
-            subprocess.run([sys.executable, "-m", "build", "--sdist", "--outdir", str(dist), str(package)],
-                           check=True, env=ENV, capture_output=True)
-    found = []
-    for package in PACKAGES:
-        matches = sorted(dist.glob(f"{_distribution(package)}-*.tar.gz"))
-        assert len(matches) == 1, f"expected one sdist of {package.name} in {dist}, found {matches}"
-        found.append(matches[0])
-    return found
+def sdists(tmp_path_factory: pytest.TempPathFactory) -> list[Path]:
+    return _built("sdist", ".tar.gz", tmp_path_factory)
 
 
 @pytest.fixture(scope="module")
