@@ -40,6 +40,51 @@ const optionalJsPdfDeps = {
   },
 };
 
+// jsPDF decodes PNG images with fast-png (and pako, which it brings): the exported SVG has no
+// image, so its one static import gets a decoder that says so instead.
+const rasterDecoder = {
+  name: "omit-png-decoder",
+  setup(build) {
+    build.onResolve({ filter: /^fast-png$/ }, (args) => ({ path: args.path, namespace: "omitted-png" }));
+    build.onLoad({ filter: /.*/, namespace: "omitted-png" }, () => ({
+      contents: `export function decode() { throw new Error("fast-png is not part of the Vista bundle: the PDF export draws no raster image"); }`,
+      loader: "js",
+    }));
+  },
+};
+
+// jsPDF's plugins register themselves as they run, so bundling cannot drop the ones svg2pdf.js
+// never calls. Taken out of its readable ES build instead (from each header comment to the end
+// of its block): the canvas emulation (context2d), html() (which needs the omitted
+// html2canvas) and the GIF, BMP and WebP decoders; about 0.2 MB of code. Every cut must match
+// exactly once, so a jsPDF upgrade that moves them fails the build loudly.
+const JSPDF_PLUGIN_END = "})(jsPDF.API);\n";
+const JSPDF_CUTS = [
+  ["/**\n * This plugin mimics the HTML5 CanvasRenderingContext2D.", JSPDF_PLUGIN_END],
+  ["/**\n * jsPDF html PlugIn", JSPDF_PLUGIN_END],
+  ["/**\n * jsPDF Gif Support PlugIn", "/**\n * jsPDF RGBA array PlugIn"],
+];
+const leanJsPdf = {
+  name: "jspdf-without-unused-plugins",
+  setup(build) {
+    const dist = path.join(ROOT, "node_modules", "jspdf", "dist");
+    build.onResolve({ filter: /^jspdf$/ }, () => ({ path: path.join(dist, "jspdf.es.js") }));
+    build.onLoad({ filter: /[\\/]jspdf[\\/]dist[\\/]jspdf\.es\.js$/ }, async (args) => {
+      let text = await readFile(args.path, "utf8");
+      for (const [start, end] of JSPDF_CUTS) {
+        const from = text.indexOf(start);
+        if (from < 0 || text.indexOf(start, from + 1) >= 0) {
+          throw new Error(`jsPDF: expected exactly one ${JSON.stringify(start.slice(7))}; update scripts/build.mjs`);
+        }
+        const to = text.indexOf(end, from);
+        if (to < 0) throw new Error(`jsPDF: no end after ${JSON.stringify(start.slice(7))}; update scripts/build.mjs`);
+        text = text.slice(0, from) + text.slice(end === JSPDF_PLUGIN_END ? to + end.length : to);
+      }
+      return { contents: text, loader: "js" };
+    });
+  },
+};
+
 // Graphviz's WASM: @viz-js/viz embeds it in dist/viz.js (the file its package exports) as a 0.9 MB string literal decoded
 // with binaryDecode('...'). Shipping that inside the worker source means the page parses it as
 // part of a string, then the worker parses it again and compiles it, all before the first view.
@@ -138,7 +183,7 @@ export async function build(outDir = OUT_DIR) {
     ...common,
     entryPoints: ["src/view/pdf.ts"],
     globalName: "__vistaChunk",
-    plugins: [optionalJsPdfDeps],
+    plugins: [optionalJsPdfDeps, rasterDecoder, leanJsPdf],
   });
   const texts = { "layout-worker": workerSource };
   const workerModule = {

@@ -103,6 +103,15 @@ def test_assets_are_embedded_once_as_their_deflate_bytes(mlp_doc: dict[str, Any]
     assert 'new Function("__vistaAssets", code' in page
 
 
+def test_pdf_chunk_leaves_out_what_vector_export_never_runs() -> None:
+    # jsPDF's canvas emulation, html() and raster decoders (PNG, GIF, BMP, WebP) would be 0.5 MB
+    # of code in every page; the SVG the viewer exports draws none of them.
+    code = zlib.decompress(static_bytes(ASSETS["pdf"]), wbits=-15).decode("utf-8")
+    assert len(code) < 350_000, f"{len(code)} bytes of PDF code"
+    assert "fast-png is not part" in code and "html2canvas" not in code
+    assert len(static_bytes(ASSETS["pdf"])) < 110_000
+
+
 def test_model_strings_never_appear_raw(hostile_doc: dict[str, Any]) -> None:
     # The capture really holds the hostile strings...
     assert hostile_doc["modules"][0]["class_name"] == HOSTILE_CLASS
