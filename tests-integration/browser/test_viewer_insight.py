@@ -223,7 +223,7 @@ def test_zoomed_out_class_colours_leave_the_heat_visible(documents: Documents, o
         viewer.click_action("zoom-out")
         viewer.page.wait_for_timeout(100)
     assert viewer.page.evaluate(level) == "far"
-    lod = viewer.sel(".vista-layer-lod rect")
+    lod = viewer.sel(".vista-layer-lod .vista-lod-outline")
     fills = "els => els.map(e => getComputedStyle(e).fill)"
     assert any(f != "none" for f in viewer.page.eval_on_selector_all(lod, fills)), "closed boxes get class fills"
     _colour_by(viewer, "flops")

@@ -183,7 +183,7 @@ LOD = """root => {
   });
   const layer = root.querySelector('.vista-layer-lod');
   const labels = [...root.querySelectorAll('g.vista-node text')].filter(shown).length;
-  const colours = new Set([...layer.querySelectorAll('rect')].map(e => e.getAttribute('stroke')));
+  const colours = new Set([...layer.querySelectorAll('.vista-lod-outline')].map(e => e.getAttribute('stroke')));
   return {lod: svg.dataset.lod, layer: shown(layer), titles, labels, colours: colours.size};
 }"""
 

@@ -25,8 +25,14 @@ interface Label {
   readonly rect: Rect;
   readonly open: boolean;
   readonly text: string;
-  readonly el: SVGTextElement;
+  readonly color: string;
+  readonly area: number;
 }
+
+/** Outlines smaller than this on screen (px, both sides) are left out: they would not show. */
+const MIN_OUTLINE_PX = 1.5;
+/** Side of the screen-pixel cells the overlap test of titles files them under. */
+const CELL_PX = 96;
 
 /** A strong colour for a module class, stable across draws and pages (a hash of its name). */
 export function classColor(name: string, theme: ThemeName): string {
@@ -36,83 +42,74 @@ export function classColor(name: string, theme: ThemeName): string {
   return theme === "dark" ? `hsl(${hue} 60% 62%)` : `hsl(${hue} 62% 44%)`;
 }
 
+/**
+ * Kept small at any size of graph: the outlines are one path per class colour (not an element per
+ * module, which at 100,000 nodes made every far frame repaint tens of thousands of them), and a
+ * title element exists only for a title placed; both only for what meets the drawn window.
+ */
 export class LevelOfDetail {
   private readonly layer: SVGGElement;
-  private labels: Label[] = [];
+  private readonly outlines: SVGGElement;
+  private readonly texts: SVGGElement;
+  /** Every module's label, biggest first; built when the view first goes far. */
+  private labels: Label[] | null = null;
   private level: "near" | "far" = "near";
   private k = 1;
   private drawn: { visible: VisibleGraph; layout: LayoutResult; theme: ThemeName } | null = null;
-  private background = "";
-  private built = false;
+  /** The window the graph is drawn for (null: all of it); labels outside it are not placed. */
+  private window: Rect | null = null;
 
   constructor(private readonly svg: SVGSVGElement) {
-    this.layer = svg.ownerDocument.createElementNS(SVG_NS, "g");
+    const doc = svg.ownerDocument;
+    this.layer = doc.createElementNS(SVG_NS, "g");
     this.layer.setAttribute("class", "vista-layer-lod");
     this.layer.setAttribute("pointer-events", "none");
     this.layer.setAttribute("display", "none");
+    this.outlines = doc.createElementNS(SVG_NS, "g");
+    this.texts = doc.createElementNS(SVG_NS, "g");
+    this.texts.setAttribute("font-family", "system-ui, -apple-system, 'Segoe UI', Roboto, Helvetica, Arial, sans-serif");
+    this.texts.setAttribute("font-weight", "700");
+    this.texts.setAttribute("paint-order", "stroke");
+    this.texts.setAttribute("stroke-linejoin", "round");
+    this.layer.append(this.outlines, this.texts);
     svg.appendChild(this.layer);
     svg.dataset["lod"] = "near";
   }
 
-  /** The drawn graph (after every layout and theme change). */
-  draw(visible: VisibleGraph, layout: LayoutResult, theme: ThemeName, background: string): void {
-    // A redraw of the same graph (a pan that moved the drawn window) changes nothing here.
+  /** The drawn graph (after every layout and theme change, and when the drawn window moves). */
+  draw(visible: VisibleGraph, layout: LayoutResult, theme: ThemeName, background: string, window: Rect | null = null): void {
     const drawn = this.drawn;
-    if (drawn !== null && drawn.visible === visible && drawn.layout === layout && drawn.theme === theme) return;
-    this.drawn = { visible, layout, theme };
-    this.background = background;
-    this.built = false;
-    this.layer.replaceChildren();
-    this.labels = [];
-    // Near, nothing of this layer shows: it is built when the view first goes far.
+    const same = drawn !== null && drawn.visible === visible && drawn.layout === layout && drawn.theme === theme;
+    if (same && sameRect(this.window, window)) return;
+    this.window = window;
+    if (!same) {
+      this.drawn = { visible, layout, theme };
+      this.texts.setAttribute("stroke", background);
+      this.labels = null;
+    }
+    // Near, nothing of this layer shows: it is placed when the view goes far.
     if (this.level === "far") this.place();
+    else this.clear();
   }
 
-  private build(): void {
-    const drawnNow = this.drawn;
-    if (drawnNow === null || this.built) return;
-    this.built = true;
-    const { visible, layout, theme } = drawnNow;
-    const background = this.background;
-    this.labels = [];
-    const doc = this.svg.ownerDocument;
-    const outlines = doc.createElementNS(SVG_NS, "g");
-    const texts = doc.createElementNS(SVG_NS, "g");
-    texts.setAttribute("font-family", "system-ui, -apple-system, 'Segoe UI', Roboto, Helvetica, Arial, sans-serif");
-    texts.setAttribute("font-weight", "700");
-    texts.setAttribute("stroke", background);
-    texts.setAttribute("paint-order", "stroke");
-    texts.setAttribute("stroke-linejoin", "round");
-    this.layer.append(outlines, texts);
-    const add = (id: string, className: string, open: boolean): void => {
+  private build(): Label[] {
+    if (this.labels !== null) return this.labels;
+    const labels: Label[] = [];
+    const drawn = this.drawn;
+    if (drawn === null) return (this.labels = labels);
+    const { visible, layout, theme } = drawn;
+    const add = (id: string, text: string, open: boolean): void => {
       const rect = layout.rects[id];
       if (rect === undefined) return;
-      const color = classColor(className, theme);
-      const frame = doc.createElementNS(SVG_NS, "rect");
-      frame.setAttribute("x", String(rect.x));
-      frame.setAttribute("y", String(rect.y));
-      frame.setAttribute("width", String(rect.width));
-      frame.setAttribute("height", String(rect.height));
-      frame.setAttribute("rx", "8");
-      frame.setAttribute("vector-effect", "non-scaling-stroke");
-      frame.setAttribute("stroke", color);
-      frame.setAttribute("stroke-width", open ? "2" : "1.5");
-      frame.setAttribute("fill", open ? "none" : color);
-      if (!open) frame.setAttribute("fill-opacity", "0.45");
-      outlines.appendChild(frame);
-      const el = doc.createElementNS(SVG_NS, "text");
-      el.setAttribute("class", "vista-lod-title");
-      el.setAttribute("fill", color);
-      el.dataset["id"] = id;
-      texts.appendChild(el);
-      this.labels.push({ rect, open, text: className, el });
+      labels.push({ rect, open, text, color: classColor(text, theme), area: rect.width * rect.height });
     };
     for (const [id, c] of visible.containers) if (c.group === undefined) add(id, c.module.class_name, true);
     for (const [id, item] of visible.items) {
       if (item.type === "box" && item.group === undefined) add(id, item.repeat > 1 ? `${item.module.class_name} ×${item.repeat}` : item.module.class_name, false);
     }
     // Bigger modules first: where titles would overlap, the bigger module's is drawn.
-    this.labels.sort((a, b) => b.rect.width * b.rect.height - a.rect.width * a.rect.height);
+    labels.sort((a, b) => b.area - a.area);
+    return (this.labels = labels);
   }
 
   /** Follows the view: switches level at FAR_SCALE and keeps the titles' size on screen. */
@@ -128,47 +125,95 @@ export class LevelOfDetail {
     }
   }
 
+  private clear(): void {
+    this.outlines.replaceChildren();
+    this.texts.replaceChildren();
+  }
+
   private place(): void {
     const far = this.level === "far";
     this.layer.setAttribute("display", far ? "inline" : "none");
-    if (!far) return;
-    this.build();
+    if (!far) {
+      this.clear();
+      return;
+    }
     const k = this.k;
-    const placed: { x0: number; y0: number; x1: number; y1: number }[] = [];
-    for (const l of this.labels) {
-      const w = l.rect.width * k;
-      const h = l.rect.height * k;
-      if (w < MIN_WIDTH_PX || h < MIN_HEIGHT_PX) {
-        l.el.setAttribute("display", "none");
-        continue;
-      }
+    const window = this.window;
+    const outlines = new Map<string, string[]>();
+    const titles: { label: Label; text: string; px: number }[] = [];
+    const taken = new Map<number, { x0: number; y0: number; x1: number; y1: number }[]>();
+    const minOutline = MIN_OUTLINE_PX / k;
+    for (const l of this.build()) {
+      const r = l.rect;
+      if (window !== null && !(r.x <= window.x + window.width && window.x <= r.x + r.width && r.y <= window.y + window.height && window.y <= r.y + r.height)) continue;
+      if (r.width < minOutline && r.height < minOutline) continue;
+      const key = `${l.open ? "o" : "c"}${l.color}`;
+      let d = outlines.get(key);
+      if (d === undefined) outlines.set(key, (d = []));
+      d.push(`M${r.x.toFixed(1)},${r.y.toFixed(1)}h${r.width.toFixed(1)}v${r.height.toFixed(1)}h${(-r.width).toFixed(1)}Z`);
+      const w = r.width * k;
+      const h = r.height * k;
+      if (w < MIN_WIDTH_PX || h < MIN_HEIGHT_PX) continue;
       // A narrow box gets a smaller title (down to MIN_TITLE_PX), then a shortened one.
       const px = Math.max(MIN_TITLE_PX, Math.min(TITLE_PX, (w - 10) / (0.62 * l.text.length)));
       const chars = Math.max(3, Math.floor((w - 10) / (px * 0.62)));
       const text = l.text.length <= chars ? l.text : `${l.text.slice(0, chars - 1)}…`;
       // Where the title goes on the graph, in screen pixels from the box's corner: titles never overlap.
       const tw = text.length * px * 0.62;
-      const x0 = l.open ? l.rect.x * k + 6 : (l.rect.x + l.rect.width / 2) * k - tw / 2;
-      const y0 = l.open ? l.rect.y * k + 2 : (l.rect.y + l.rect.height / 2) * k - px / 2;
+      const x0 = l.open ? r.x * k + 6 : (r.x + r.width / 2) * k - tw / 2;
+      const y0 = l.open ? r.y * k + 2 : (r.y + r.height / 2) * k - px / 2;
       const box = { x0, y0, x1: x0 + tw, y1: y0 + px + 2 };
-      if (placed.some((b) => b.x0 < box.x1 && box.x0 < b.x1 && b.y0 < box.y1 && box.y0 < b.y1)) {
-        l.el.setAttribute("display", "none");
-        continue;
+      const cells: number[] = [];
+      for (let cy = Math.floor(box.y0 / CELL_PX); cy <= Math.floor(box.y1 / CELL_PX); cy++) {
+        for (let cx = Math.floor(box.x0 / CELL_PX); cx <= Math.floor(box.x1 / CELL_PX); cx++) cells.push(cy * 1e7 + cx);
       }
-      placed.push(box);
-      l.el.textContent = text;
-      l.el.setAttribute("display", "inline");
-      l.el.setAttribute("font-size", (px / k).toFixed(2));
-      l.el.setAttribute("stroke-width", (3 / k).toFixed(2));
-      if (l.open) {
-        l.el.setAttribute("x", (l.rect.x + 6 / k).toFixed(1));
-        l.el.setAttribute("y", (l.rect.y + (TITLE_PX + 3) / k).toFixed(1));
-        l.el.removeAttribute("text-anchor");
-      } else {
-        l.el.setAttribute("x", (l.rect.x + l.rect.width / 2).toFixed(1));
-        l.el.setAttribute("y", (l.rect.y + l.rect.height / 2 + (TITLE_PX * 0.35) / k).toFixed(1));
-        l.el.setAttribute("text-anchor", "middle");
+      if (cells.some((c) => (taken.get(c) ?? []).some((b) => b.x0 < box.x1 && box.x0 < b.x1 && b.y0 < box.y1 && box.y0 < b.y1))) continue;
+      for (const c of cells) {
+        const list = taken.get(c);
+        if (list === undefined) taken.set(c, [box]);
+        else list.push(box);
       }
+      titles.push({ label: l, text, px });
     }
+    const doc = this.svg.ownerDocument;
+    const paths: SVGPathElement[] = [];
+    for (const [key, d] of outlines) {
+      const open = key.startsWith("o");
+      const color = key.slice(1);
+      const el = doc.createElementNS(SVG_NS, "path");
+      el.setAttribute("class", "vista-lod-outline");
+      el.setAttribute("d", d.join(""));
+      el.setAttribute("vector-effect", "non-scaling-stroke");
+      el.setAttribute("stroke", color);
+      el.setAttribute("stroke-width", open ? "2" : "1.5");
+      el.setAttribute("fill", open ? "none" : color);
+      if (!open) el.setAttribute("fill-opacity", "0.45");
+      paths.push(el);
+    }
+    this.outlines.replaceChildren(...paths);
+    const texts: SVGTextElement[] = [];
+    for (const { label: l, text, px } of titles) {
+      const el = doc.createElementNS(SVG_NS, "text");
+      el.setAttribute("class", "vista-lod-title");
+      el.setAttribute("fill", l.color);
+      el.setAttribute("font-size", (px / k).toFixed(2));
+      el.setAttribute("stroke-width", (3 / k).toFixed(2));
+      if (l.open) {
+        el.setAttribute("x", (l.rect.x + 6 / k).toFixed(1));
+        el.setAttribute("y", (l.rect.y + (TITLE_PX + 3) / k).toFixed(1));
+      } else {
+        el.setAttribute("x", (l.rect.x + l.rect.width / 2).toFixed(1));
+        el.setAttribute("y", (l.rect.y + l.rect.height / 2 + (TITLE_PX * 0.35) / k).toFixed(1));
+        el.setAttribute("text-anchor", "middle");
+      }
+      el.textContent = text;
+      texts.push(el);
+    }
+    this.texts.replaceChildren(...texts);
   }
+}
+
+function sameRect(a: Rect | null, b: Rect | null): boolean {
+  if (a === null || b === null) return a === b;
+  return a.x === b.x && a.y === b.y && a.width === b.width && a.height === b.height;
 }

@@ -12,7 +12,7 @@ import type { GraphAction } from "./actions";
 import { CONTROL_INSET, foldButtonWidth, TOGGLE_SIZE, type Look, type TextLine } from "./looks";
 import { FONT_FAMILY, LABEL_FAMILY } from "./measure";
 import type { Palette } from "./theme";
-import { edgeBounds, intersects, routesById } from "./virtual";
+import { routesById, windowIndex } from "./virtual";
 
 export interface DrawInput {
   readonly visible: VisibleGraph;
@@ -61,6 +61,16 @@ function shiftBetween(a: readonly Point[], b: readonly Point[]): Point | null {
     if (Math.abs(q.x - p.x - dx) > 0.05 || Math.abs(q.y - p.y - dy) > 0.05) return null;
   }
   return { x: dx, y: dy };
+}
+
+/** The values of `map` under `ids` (ids it lacks skipped). */
+function inWindow<T>(ids: readonly string[], map: ReadonlyMap<string, T>): T[] {
+  const out: T[] = [];
+  for (const id of ids) {
+    const value = map.get(id);
+    if (value !== undefined) out.push(value);
+  }
+  return out;
 }
 
 const translate = (r: Rect): string => `translate(${r.x.toFixed(1)},${r.y.toFixed(1)})`;
@@ -128,12 +138,13 @@ export class GraphRenderer {
   private drawContainers(input: DrawInput): void {
     const { visible, layout, palette } = input;
     const next = new Map<string, Kept>();
-    const ordered = [...visible.containers.values()].sort((a, b) => input.depthOf(a.id) - input.depthOf(b.id));
+    const shown = input.window == null ? [...visible.containers.values()] : inWindow(windowIndex(visible, layout).containers(input.window), visible.containers);
+    const ordered = shown.sort((a, b) => input.depthOf(a.id) - input.depthOf(b.id));
     let previous: SVGGElement | null = null;
     let inOrder = true;
     for (const c of ordered) {
       const r = layout.rects[c.id];
-      if (r === undefined || (input.window != null && !intersects(r, input.window))) continue;
+      if (r === undefined) continue;
       const depth = input.depthOf(c.id);
       const lines = input.headers.get(c.id) ?? [];
       const key = `${r.width}|${r.height}|${depth}|${c.failed}|${c.run}|${lines.map((l) => l.text).join("|")}`;
@@ -194,10 +205,9 @@ export class GraphRenderer {
     const { visible, layout, palette } = input;
     const routes = routesById(layout.edges);
     const next = new Map<string, KeptEdge>();
-    for (const e of visible.edges) {
+    for (const e of input.window == null ? visible.edges : windowIndex(visible, layout).edges(input.window)) {
       const route = routes.get(e.id);
       if (route === undefined || route.points.length < 2) continue;
-      if (input.window != null && !intersects(edgeBounds(route), input.window)) continue;
       let kept = this.edges.get(e.id);
       if (kept === undefined) {
         const el = this.layers.edges
@@ -263,10 +273,11 @@ export class GraphRenderer {
   private drawItems(input: DrawInput): void {
     const { visible, layout, palette } = input;
     const next = new Map<string, Kept>();
-    for (const item of visible.items.values()) {
+    const shown = input.window == null ? visible.items.values() : inWindow(windowIndex(visible, layout).items(input.window), visible.items);
+    for (const item of shown) {
       const r = layout.rects[item.id];
       const look = input.looks.get(item.id);
-      if (r === undefined || look === undefined || (input.window != null && !intersects(r, input.window))) continue;
+      if (r === undefined || look === undefined) continue;
       const key =
         `${item.type}|${look.shape}|${look.width}|${look.height}|${item.failed}|` +
         (item.type === "box" ? `${item.repeat}|${look.fold}|` : `${item.node.kind}|`) +

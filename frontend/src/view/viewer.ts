@@ -154,6 +154,8 @@ export class Viewer {
     this.renderer = new GraphRenderer(this.chrome.viewport);
     this.overviewLayer = this.chrome.viewport.appendChild(container.ownerDocument.createElementNS("http://www.w3.org/2000/svg", "g"));
     this.overviewLayer.setAttribute("class", "vista-layer-overview");
+    // Hit-testing paths of thousands of pieces on every mouse move cost more than drawing them.
+    this.overviewLayer.setAttribute("pointer-events", "none");
     this.measure = createMeasure();
     this.insight = new InsightView(this.chrome.toolbar, this.chrome.canvas, this.chrome.viewport, this.measure, {
       index: () => this.index,
@@ -412,7 +414,7 @@ export class Viewer {
     this.drawSelectionOutline();
     markSelectedEdge(this.chrome.svg, this.selectedEdge);
     this.applyLineage();
-    this.lod.draw(input.visible, input.layout, this.theme, input.palette.background);
+    this.lod.draw(input.visible, input.layout, this.theme, input.palette.background, window);
     this.minimap.draw({ visible: input.visible, layout: input.layout, depthOf: input.depthOf, palette: input.palette });
     this.hooks.drawn?.({ viewport: this.chrome.viewport, index: this.index, visible: input.visible, layout: input.layout, palette: input.palette });
   }

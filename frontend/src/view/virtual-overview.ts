@@ -7,7 +7,7 @@
 import type { LayoutResult, Rect } from "../layout/types";
 import type { VisibleGraph } from "../model/visible";
 import type { Palette } from "./theme";
-import { edgeBounds, intersects } from "./virtual";
+import { edgeBounds, intersects, routesById, windowIndex } from "./virtual";
 
 /** Boxes in the window above which it is drawn as an overview. */
 export const OVERVIEW_ABOVE = 1500;
@@ -18,12 +18,7 @@ const SVG_NS = "http://www.w3.org/2000/svg";
 
 /** How many drawn items of `visible` meet `window`. */
 export function itemsIn(visible: VisibleGraph, layout: LayoutResult, window: Rect): number {
-  let n = 0;
-  for (const id of visible.items.keys()) {
-    const r = layout.rects[id];
-    if (r !== undefined && intersects(r, window)) n++;
-  }
-  return n;
+  return windowIndex(visible, layout).items(window).length;
 }
 
 const rectPath = (r: Rect): string => `M${r.x.toFixed(1)},${r.y.toFixed(1)}h${r.width.toFixed(1)}v${r.height.toFixed(1)}h${(-r.width).toFixed(1)}Z`;
@@ -40,16 +35,19 @@ export function drawOverview(layer: SVGGElement, visible: VisibleGraph, layout: 
   const min = MIN_SCREEN / scale;
   const shows = (r: Rect): boolean => (r.width >= min || r.height >= min) && intersects(r, window);
   const parts = { modules: [] as string[], items: [] as string[], edges: [] as string[] };
-  for (const c of visible.containers.keys()) {
-    const r = layout.rects[c];
-    if (r !== undefined && shows(r)) parts.modules.push(rectPath(r));
+  const index = windowIndex(visible, layout);
+  for (const c of index.containers(window)) {
+    const r = layout.rects[c] as Rect;
+    if (shows(r)) parts.modules.push(rectPath(r));
   }
-  for (const id of visible.items.keys()) {
-    const r = layout.rects[id];
-    if (r !== undefined && shows(r)) parts.items.push(rectPath(r));
+  for (const id of index.items(window)) {
+    const r = layout.rects[id] as Rect;
+    if (shows(r)) parts.items.push(rectPath(r));
   }
-  for (const route of layout.edges) {
-    if (route.points.length < 2 || !shows(edgeBounds(route))) continue;
+  const routes = routesById(layout.edges);
+  for (const e of index.edges(window)) {
+    const route = routes.get(e.id);
+    if (route === undefined || !shows(edgeBounds(route))) continue;
     parts.edges.push("M" + route.points.map((p) => `${p.x.toFixed(0)},${p.y.toFixed(0)}`).join("L"));
   }
   const path = (d: string[], fill: string, stroke: string): void => {

@@ -7,7 +7,9 @@
  * drawn whole, as before, and exports always draw everything (see Viewer.exportSource).
  */
 import type { ZoomTransform } from "d3-zoom";
-import type { EdgeRoute, Rect } from "../layout/types";
+import type { EdgeRoute, LayoutResult, Rect } from "../layout/types";
+import type { VisibleEdge, VisibleGraph } from "../model/visible";
+import { GridIndex } from "./spatial";
 
 /** Drawn items above which a graph is drawn by window (below, whole: a fully open 72-layer Llama paints in time). */
 export const VIRTUAL_ABOVE = 6000;
@@ -58,6 +60,76 @@ export function edgeBounds(route: EdgeRoute): Rect {
   b = { x: x0, y: y0, width: x1 - x0, height: y1 - y0 };
   bounds.set(route, b);
   return b;
+}
+
+/**
+ * What of a laid-out graph meets a window, each kind answered by a grid (spatial.ts) built on
+ * its first query: drawn items, open modules and edges. One per drawn graph (see windowIndex).
+ */
+export class WindowIndex {
+  private itemGrid: { ids: string[]; grid: GridIndex } | null = null;
+  private containerGrid: { ids: string[]; grid: GridIndex } | null = null;
+  private edgeGrid: { edges: VisibleEdge[]; grid: GridIndex } | null = null;
+
+  constructor(
+    private readonly visible: VisibleGraph,
+    private readonly layout: LayoutResult,
+  ) {}
+
+  /** Ids of the drawn items (nodes, closed boxes) that have a place and meet `window`. */
+  items(window: Rect): string[] {
+    if (this.itemGrid === null) this.itemGrid = this.grid([...this.visible.items.keys()]);
+    const { ids, grid } = this.itemGrid;
+    return grid.query(window).map((i) => ids[i] as string);
+  }
+
+  /** Ids of the open modules that have a place and meet `window`. */
+  containers(window: Rect): string[] {
+    if (this.containerGrid === null) this.containerGrid = this.grid([...this.visible.containers.keys()]);
+    const { ids, grid } = this.containerGrid;
+    return grid.query(window).map((i) => ids[i] as string);
+  }
+
+  /** The drawn edges whose route (label included) meets `window`. */
+  edges(window: Rect): VisibleEdge[] {
+    if (this.edgeGrid === null) {
+      const routes = routesById(this.layout.edges);
+      const edges: VisibleEdge[] = [];
+      const rects: Rect[] = [];
+      for (const e of this.visible.edges) {
+        const route = routes.get(e.id);
+        if (route === undefined || route.points.length < 2) continue;
+        edges.push(e);
+        rects.push(edgeBounds(route));
+      }
+      this.edgeGrid = { edges, grid: new GridIndex(rects) };
+    }
+    const { edges, grid } = this.edgeGrid;
+    return grid.query(window).map((i) => edges[i] as VisibleEdge);
+  }
+
+  private grid(all: string[]): { ids: string[]; grid: GridIndex } {
+    const ids: string[] = [];
+    const rects: Rect[] = [];
+    for (const id of all) {
+      const r = this.layout.rects[id];
+      if (r === undefined) continue;
+      ids.push(id);
+      rects.push(r);
+    }
+    return { ids, grid: new GridIndex(rects) };
+  }
+}
+
+const indexes = new WeakMap<VisibleGraph, { layout: LayoutResult; index: WindowIndex }>();
+
+/** The WindowIndex of a drawn graph, built once per visible graph and layout. */
+export function windowIndex(visible: VisibleGraph, layout: LayoutResult): WindowIndex {
+  const known = indexes.get(visible);
+  if (known !== undefined && known.layout === layout) return known.index;
+  const index = new WindowIndex(visible, layout);
+  indexes.set(visible, { layout, index });
+  return index;
 }
 
 /** The part of the graph the view shows under `t`, in graph coordinates. */
