@@ -10,6 +10,7 @@
  * place and stitch (compose.ts: absolute positions, each edge's pieces joined).
  */
 import { addArcs, arcEdges } from "./arcs";
+import { bundle } from "./bundles";
 import { place, stitch } from "./compose";
 import { borderField, dotLabel, elementIndex, toDot, type LocalEdge, type LocalElement } from "./dot";
 import { parseGraphvizJson, type GraphvizLayout } from "./graphviz";
@@ -73,7 +74,8 @@ export class LayoutEngine {
         ...(tailField === undefined ? {} : { tailField }),
       };
     });
-    const local = this.localLayout(elements, w.inPorts.size, w.outPorts.size, edges);
+    const bundled = bundle(w.inPorts.size, w.outPorts.size, edges, w.portEnds);
+    const local = bundled.expand(this.localLayout(elements, bundled.inPorts, bundled.outPorts, bundled.edges));
     w.local = local;
     // The layout is centred in the block, which is widened on the right when an entry port
     // lies under the header's controls: the edge to it then crosses the header straight,

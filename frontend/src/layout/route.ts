@@ -39,7 +39,8 @@ function element(tree: LayoutTree, container: string, member: string): string {
   return `e${workOf(tree, container).elementIndex.get(member) ?? 0}`;
 }
 
-function port(tree: LayoutTree, container: string, kind: "i" | "o", source: string): string {
+/** Port of `container` for value `source`; `end` names where outside the container its edge starts or ends (see bundles.ts). */
+function port(tree: LayoutTree, container: string, kind: "i" | "o", source: string, end: string): string {
   const w = workOf(tree, container);
   const ports = kind === "i" ? w.inPorts : w.outPorts;
   let k = ports.get(source);
@@ -47,7 +48,11 @@ function port(tree: LayoutTree, container: string, kind: "i" | "o", source: stri
     k = ports.size;
     ports.set(source, k);
   }
-  return `${kind}${k}`;
+  const name = `${kind}${k}`;
+  const ends = w.portEnds.get(name);
+  if (ends === undefined) w.portEnds.set(name, new Set([end]));
+  else ends.add(end);
+  return name;
 }
 
 /** Routes of `edges` through `tree`, filling in each container's ports and local edges. */
@@ -61,13 +66,16 @@ export function routeEdges(tree: LayoutTree, edges: readonly LayoutEdgeSpec[]): 
     if (lcaIndex < 0) continue;
     const lca = up[lcaIndex] as string;
     const lcaDown = down.indexOf(lca);
+    const sourceChild = up[lcaIndex - 1] as string;
+    const targetChild = down[lcaDown - 1] as string;
+    // Where the edge crosses the lowest common container: from one of its elements to another.
+    const from = `${lca}\u0000${sourceChild}`;
+    const to = `${lca}\u0000${targetChild}`;
     const pieces: Piece[] = [];
     for (let i = 1; i < lcaIndex; i++) {
       const c = up[i] as string;
-      pieces.push({ container: c, edge: localEdge(tree, c, element(tree, c, up[i - 1] as string), port(tree, c, "o", e.source), e.source, "") });
+      pieces.push({ container: c, edge: localEdge(tree, c, element(tree, c, up[i - 1] as string), port(tree, c, "o", e.source, to), e.source, "") });
     }
-    const sourceChild = up[lcaIndex - 1] as string;
-    const targetChild = down[lcaDown - 1] as string;
     // One local edge per (source child, target child, source): edges of one value share it.
     const lcaPiece: Piece = {
       container: lca,
@@ -76,7 +84,7 @@ export function routeEdges(tree: LayoutTree, edges: readonly LayoutEdgeSpec[]): 
     pieces.push(lcaPiece);
     for (let i = lcaDown - 1; i >= 1; i--) {
       const c = down[i] as string;
-      pieces.push({ container: c, edge: localEdge(tree, c, port(tree, c, "i", e.source), element(tree, c, down[i - 1] as string), e.source, "") });
+      pieces.push({ container: c, edge: localEdge(tree, c, port(tree, c, "i", e.source, from), element(tree, c, down[i - 1] as string), e.source, "") });
     }
     routes.push({ id: e.id, pieces, labelPiece: e.label === "" ? null : lcaPiece });
   }

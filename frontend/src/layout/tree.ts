@@ -22,6 +22,11 @@ export interface Work {
   readonly outPorts: Map<string, number>;
   readonly edges: LocalWorkEdge[];
   readonly edgeIndex: Map<string, number>;
+  /**
+   * Per port (`i3`, `o0`), the elements of the lowest common containers its edges come from
+   * (an entry port) or go to (an exit port): ports with the same ones form a bundle (bundles.ts).
+   */
+  readonly portEnds: Map<string, Set<string>>;
   local: GraphvizLayout | null;
   width: number;
   height: number;
@@ -60,6 +65,7 @@ export function buildTree(graph: LayoutGraph, segments: ReadonlySet<string>): La
       outPorts: new Map(),
       edges: [],
       edgeIndex: new Map(),
+      portEnds: new Map(),
       local: null,
       width: 0,
       height: 0,
