@@ -291,3 +291,37 @@ def test_parameters_of_a_module_made_and_initialised_in_forward_are_its_paramete
         ("input", "x"), ("parameter", "proj.weight"), ("parameter", "proj.bias")]
     proj = next(m for m in graph.modules if m.path == "proj")
     assert all(n.module == proj.id for n in sources[1:])
+
+
+class SwapsInAndInitialises(torch.nn.Module):
+    """Swaps in a module made before the trace (held in a plain list, so the model index does not
+    know it), initialises its weight and reads its bias before calling it."""
+
+    def __init__(self, attention: torch.nn.Module) -> None:
+        super().__init__()
+        self.fc = torch.nn.Linear(4, 4)
+        self.spare = [attention]
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        self.attention = self.spare[0]
+        torch.nn.init.normal_(self.attention[0].weight)
+        offset = self.attention[0].bias * 2
+        return self.attention(self.fc(x)) + offset
+
+
+def test_a_parameter_read_before_its_module_is_called_is_that_parameter_not_a_constant() -> None:
+    torch.manual_seed(0)
+    model = SwapsInAndInitialises(torch.nn.Sequential(torch.nn.Linear(4, 4)))
+    x = torch.randn(2, 4)
+    graph = vista_core.trace(model, (x,))
+    assert not [n for n in graph.nodes if n.kind == "constant"]
+    init, mul = (next(n for n in graph.ops() if n.label == label) for label in ("normal_", "mul"))
+    (weight,) = [graph.node(e.source) for e in graph.edges if e.target == init.id]
+    (bias,) = [graph.node(e.source) for e in graph.edges if e.target == mul.id]
+    assert (weight.kind, weight.name, weight.label) == ("parameter", "attention.0.weight", "weight")
+    assert (bias.kind, bias.name, bias.label) == ("parameter", "attention.0.bias", "bias")
+    # Read by the model (before the call) and by attention.0: shared, each where it is read.
+    paths = {m.id: m.path for m in graph.modules}
+    shared = {s.name: [paths[graph.node(n).module] for n in s.nodes] for s in graph.shared_tensors}
+    assert shared == {"attention.0.weight": ["", "attention.0"], "attention.0.bias": ["", "attention.0"]}
+    assert _outputs_reachable(graph)

@@ -236,6 +236,9 @@ class Recorder(TorchFunctionMode):
         # op's data (nn.Parameter(t), a vmap result) finds its producer after t itself died.
         self.storages: dict[int, tuple[Any, _Entry]] = {}
         self.failed_ops: dict[int, tuple[BaseException, int]] = {}
+        # The constant nodes by tensor id, with a weakref to the tensor: one that turns out to be
+        # a parameter or buffer of a module first called later becomes that tensor's node.
+        self.constants: dict[int, tuple[Any, NodeRec]] = {}
         # The model's tensor inputs as the root call received them (its input nodes).
         self.input_flows: list[Flow] = []
         self.first_failed_call: dict[int, tuple[BaseException, CallRec]] = {}
@@ -344,12 +347,24 @@ class Recorder(TorchFunctionMode):
                 for attribute, kind in (("_parameters", "parameter"), ("_buffers", "buffer")):
                     for own, t in getattr(sub, attribute).items():
                         if t is not None and id(t) not in self.params:
-                            self.params[id(t)] = (kind, t, ((f"{sub_path}.{own}", sub_path, own),))
+                            name = f"{sub_path}.{own}"
+                            self.params[id(t)] = (kind, t, ((name, sub_path, own),))
                             # Ops that ran on it before (the constructor's init, a user's
                             # nn.init call) set it up; its readers read the parameter.
                             self.producers.pop(id(t), None)
                             self.writers.pop(id(t), None)
+                            self._constant_was_parameter(t, kind, name, own)
         return path
+
+    def _constant_was_parameter(self, t: torch.Tensor, kind: str, name: str, own: str) -> None:
+        """A constant node made for ``t`` before its module was known (an init op or a parent
+        read it first) is that parameter's node in the call that read it."""
+        found = self.constants.pop(id(t), None)
+        if found is None or found[0]() is not t:
+            return
+        node = found[1]
+        node.kind, node.name, node.label, node.value, node.where = kind, name, own, None, None
+        self.param_nodes[(id(t), node.call.index)] = (found[0], node.index, 0, _version(t), node.outputs[0])
 
     def _post_hook(self, module: torch.nn.Module, args: object, *rest: object) -> None:
         """Registered with_kwargs: (kwargs, output) after a forward that returned; torch
@@ -560,6 +575,7 @@ class Recorder(TorchFunctionMode):
         node.outputs.append(meta)
         entry = (weakref.ref(t), node.index, 0, version, meta)
         self.producers[id(t)] = entry
+        self.constants[id(t)] = (entry[0], node)
         return entry
 
     def _unwrapped_source(self, t: torch.Tensor) -> _Entry | None:
