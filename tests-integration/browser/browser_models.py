@@ -80,6 +80,32 @@ def _hostile_model() -> nn.Module:
     return outer
 
 
+def _module(class_name: str, forward: Callable[..., torch.Tensor], **children: nn.Module) -> nn.Module:
+    module = type(class_name, (nn.Module,), {"forward": forward})()
+    for name, child in children.items():
+        module.add_module(name, child)
+    return module
+
+
+def _multilingual_model() -> nn.Module:
+    """Module and class names in Chinese, Cyrillic, Greek, Hangul, Japanese and Arabic."""
+    encoder = _module(
+        "Кодировщик",
+        lambda self, x: self.Ελληνικά(self.внимание(x)),
+        внимание=nn.Linear(8, 8),
+        Ελληνικά=nn.ReLU(),
+    )
+    decoder = _module("デコーダ層", lambda self, x: torch.tanh(x))
+    head = nn.Linear(8, 2)
+    return _module(
+        "多语言模型",
+        lambda self, x: self.مخرج(self.디코더(self.编码器(x))),
+        编码器=encoder,
+        디코더=decoder,
+        مخرج=head,
+    )
+
+
 def mlp() -> dict[str, Any]:
     torch.manual_seed(0)
     return vista_core.trace(MLP(), torch.randn(2, 16)).to_dict()
@@ -207,6 +233,11 @@ def failing() -> dict[str, Any]:
     return result.graph.to_dict()
 
 
+def multilingual() -> dict[str, Any]:
+    torch.manual_seed(0)
+    return vista_core.trace(_multilingual_model(), torch.randn(2, 8)).to_dict()
+
+
 def hostile() -> dict[str, Any]:
     result = vista_core.capture(_hostile_model(), torch.randn(2, 3))
     assert isinstance(result.exception, ValueError)
@@ -227,4 +258,5 @@ BUILDERS: dict[str, Callable[[], dict[str, Any]]] = {
     "normed": normed,
     "failing": failing,
     "hostile": hostile,
+    "multilingual": multilingual,
 }

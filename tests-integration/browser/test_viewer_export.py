@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+import base64
 import copy
 import io
+import re
+import unicodedata
 import xml.etree.ElementTree as ET
 from collections.abc import Callable
 from pathlib import Path
@@ -14,6 +17,8 @@ import pytest
 from browser_page import OpenPage, Viewer
 from PIL import Image
 from pypdf import PdfReader
+
+from vista_render_html import render_html
 
 pytestmark = pytest.mark.browser
 
@@ -135,3 +140,105 @@ def test_pdf_draws_the_minus_sign(documents: Documents, open_viewer: OpenPage, t
     _, data = _download(viewer, "export-pdf", tmp_path)
     text = PdfReader(io.BytesIO(data)).pages[0].extract_text()
     assert "x-1" in text or "x−1" in text, text
+
+
+# The multilingual model's names (browser_models._multilingual_model), by script; the Arabic one
+# is checked apart, since the PDF holds it shaped (presentation forms) and in visual order.
+NON_LATIN_NAMES = ("多语言模型", "编码器", "Кодировщик", "внимание", "Ελληνικά", "デコーダ層", "디코더")
+ARABIC_NAME = "مخرج"
+
+
+def _pdf_fonts(data: bytes) -> dict[str, Any]:
+    page = PdfReader(io.BytesIO(data)).pages[0]
+    return {str(name): ref.get_object() for name, ref in page["/Resources"]["/Font"].items()}
+
+
+def _embedded_glyphs(font: Any) -> dict[str, int]:
+    """An embedded Type0 font's characters (its ToUnicode CMap) by their contour counts in the
+    embedded TrueType file (CIDToGIDMap /Identity: a CID is a glyph index)."""
+    from fontTools.ttLib import TTFont
+
+    descendant = font["/DescendantFonts"][0].get_object()
+    assert descendant["/CIDToGIDMap"] == "/Identity"
+    program = TTFont(io.BytesIO(descendant["/FontDescriptor"]["/FontFile2"].get_object().get_data()))
+    order = program.getGlyphOrder()
+    glyf = program["glyf"]
+    cmap = font["/ToUnicode"].get_object().get_data().decode("ascii")
+    glyphs: dict[str, int] = {}
+    for cid, code in re.findall(r"<([0-9a-fA-F]{4})>\s*<([0-9a-fA-F]{4,8})>", cmap):
+        char = bytes.fromhex(code).decode("utf-16-be")
+        glyphs[char] = glyf[order[int(cid, 16)]].numberOfContours if int(cid, 16) != 0 else 0
+    return glyphs
+
+
+def test_pdf_embeds_the_glyphs_of_non_latin_names(documents: Documents, open_viewer: OpenPage, tmp_path: Path,
+                                                  artifacts: Path) -> None:
+    doc = documents("multilingual")
+    viewer = open_viewer(doc, depth=99)
+    viewer.evaluate_handle("h => h.expandAll()")
+    _, data = _download(viewer, "export-pdf", tmp_path)
+    (artifacts / "export-multilingual.pdf").write_bytes(data)
+    text = PdfReader(io.BytesIO(data)).pages[0].extract_text()
+    for name in NON_LATIN_NAMES:
+        assert name in text, (name, text)
+    shaped = unicodedata.normalize("NFKC", text)
+    assert ARABIC_NAME in shaped or ARABIC_NAME[::-1] in shaped, text
+    embedded = [f for f in _pdf_fonts(data).values() if f["/Subtype"] == "/Type0"]
+    assert embedded, "no embedded font"
+    glyphs: dict[str, int] = {}
+    for font in embedded:
+        glyphs.update(_embedded_glyphs(font))
+    wanted = {c for name in NON_LATIN_NAMES for c in name}
+    # Each character has its own outline (contours, or components: -1), not the empty or .notdef glyph.
+    assert {c: glyphs.get(c, 0) for c in wanted if glyphs.get(c, 0) == 0} == {}
+    # Latin text of these names' lines ("72 params") is in the same font; Latin-only labels stay Helvetica.
+    assert "/Helvetica" in {str(f.get("/BaseFont")) for f in _pdf_fonts(data).values()}
+    assert "linear" in text
+
+
+def test_a_latin_only_page_embeds_no_font(documents: Documents, open_viewer: OpenPage, tmp_path: Path) -> None:
+    doc = documents("mlp")
+    assert 'data-vista="font"' not in render_html(doc)
+    viewer = open_viewer(doc, depth=99)
+    _, data = _download(viewer, "export-pdf", tmp_path)
+    fonts = _pdf_fonts(data)
+    assert {str(f["/Subtype"]) for f in fonts.values()} == {"/Type1"}, fonts
+    assert "@font-face" not in viewer.evaluate_handle("h => h.exportSVG()")
+    assert viewer.page.evaluate("() => [...document.fonts].map(f => f.family)") == []
+
+
+def test_the_page_and_the_svg_export_draw_non_latin_names_in_the_text_font(
+        documents: Documents, open_viewer: OpenPage, tmp_path: Path, artifacts: Path) -> None:
+    doc = documents("multilingual")
+    viewer = open_viewer(doc, depth=99)
+    viewer.evaluate_handle("h => h.expandAll()")
+    # The page registered the font (its coverage: test_pdf_embeds_…), and the drawn texts list it.
+    faces = viewer.page.evaluate("() => [...document.fonts].map(f => [f.family.replaceAll('\"', ''), f.status])")
+    assert faces == [["Vista Text", "loaded"]], faces
+    families = viewer.page.eval_on_selector_all(viewer.sel("svg.vista-graph text"),
+                                                "ts => ts.map(t => t.getAttribute('font-family') ?? '')")
+    assert families and all('"Vista Text"' in f for f in families if f), families
+    root = ET.fromstring(viewer.evaluate_handle("h => h.exportSVG()"))
+    styles = "".join("".join(s.itertext()) for s in root.iter(f"{SVG}style"))
+    assert '@font-face{font-family:"Vista Text";src:url(data:font/ttf;base64,' in styles
+    text = " ".join("".join(t.itertext()) for t in root.iter(f"{SVG}text"))
+    for name in NON_LATIN_NAMES:
+        assert name in text
+    _, png = _download(viewer, "export-png", tmp_path)
+    (artifacts / "export-multilingual.png").write_bytes(png)
+    # The PNG draws the names in the embedded font: the same SVG without it rasterizes otherwise.
+    without = re.sub(r"<style[^>]*>@font-face.*?</style>", "", viewer.evaluate_handle("h => h.exportSVG()"), flags=re.S)
+    fallback = viewer.page.evaluate("""async ([svg, w, h]) => {
+      const url = URL.createObjectURL(new Blob([svg], { type: "image/svg+xml" }));
+      const image = new Image();
+      await new Promise((resolve, reject) => { image.onload = resolve; image.onerror = reject; image.src = url; });
+      const canvas = document.createElement("canvas");
+      canvas.width = w; canvas.height = h;
+      canvas.getContext("2d").drawImage(image, 0, 0, w, h);
+      return canvas.toDataURL("image/png").split(",")[1];
+    }""", [without, *Image.open(io.BytesIO(png)).size])
+    drawn = Image.open(io.BytesIO(png)).convert("RGB")
+    plain = Image.open(io.BytesIO(base64.b64decode(fallback))).convert("RGB")
+    differing = sum(1 for a, b in zip(drawn.tobytes()[::3], plain.tobytes()[::3], strict=True) if abs(a - b) > 64)
+    assert differing > 200, differing
+    viewer.page.screenshot(path=str(artifacts / "multilingual-page.png"))

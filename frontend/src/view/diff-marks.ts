@@ -8,6 +8,7 @@ import { select } from "d3-selection";
 import { edgeKey, edgeMark, itemMark, type ChangeStatus, type DiffMarks } from "../model/diff";
 import type { Palette } from "./theme";
 import type { DrawnView } from "./viewer";
+import { FONT_FAMILY } from "./measure";
 
 export interface DiffColors {
   readonly added: string;
@@ -28,7 +29,6 @@ export function diffColors(palette: Palette): DiffColors {
 export const STATUS_SIGN: Readonly<Record<ChangeStatus, string>> = { added: "+", removed: "−", changed: "Δ" };
 
 const MARK = "vista-diff-mark";
-const FONT = "system-ui, -apple-system, Segoe UI, Roboto, Helvetica, Arial, sans-serif";
 
 /** Marks what `view` drew with the changes of `marks`. */
 export function drawDiffMarks(view: DrawnView, marks: DiffMarks): void {
@@ -108,7 +108,7 @@ function pill(
     .attr("y", height / 2)
     .attr("dy", "0.35em")
     .attr("text-anchor", "middle")
-    .attr("font-family", FONT)
+    .attr("font-family", FONT_FAMILY)
     .attr("font-size", round ? 12 : 10)
     .attr("font-weight", 700)
     .attr("fill", hollow ? color : colors.badgeText)

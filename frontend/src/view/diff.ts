@@ -8,6 +8,7 @@ import type { ViewerOptions } from "../model/schema.generated";
 import { showDiffDetails, showEdgeDiff } from "./diff-details";
 import { drawDiffMarks, fillDiffLegend } from "./diff-marks";
 import { SideBySide } from "./side-by-side";
+import type { TextFont } from "./text-font";
 import type { ThemeName, ThemeOption } from "./theme";
 import { Viewer, type ViewerHandle, type ViewerHooks } from "./viewer";
 import css from "./diff.css";
@@ -58,7 +59,7 @@ export class DiffViewer {
   private picked: { side: Side | null; id: string } | null = null;
   readonly ready: Promise<void>;
 
-  constructor(container: HTMLElement, document: unknown, private readonly options: ViewerOptions) {
+  constructor(container: HTMLElement, document: unknown, private readonly options: ViewerOptions, private readonly textFont: Promise<TextFont> | null = null) {
     this.root = h("div", "vista-diff");
     this.root.dataset["state"] = "loading";
     this.root.dataset["mode"] = "unified";
@@ -115,7 +116,7 @@ export class DiffViewer {
       this.diff = readDiffDocument(document);
       this.fillBar(this.diff);
       return this.diff.union.index;
-    }));
+    }), textFont);
     this.ready = this.union.ready.then(() => {
       this.root.dataset["state"] = "ready";
     });
@@ -284,7 +285,7 @@ export class DiffViewer {
     this.unifiedBox.hidden = !unified;
     this.panesBox.hidden = unified;
     if (!unified && this.panes === null) {
-      this.panes = new SideBySide(this.panesBox, d, { ...this.options, theme: this.theme ?? this.options.theme ?? "auto" }, (side, read) => this.hooksFor(side, read));
+      this.panes = new SideBySide(this.panesBox, d, { ...this.options, theme: this.theme ?? this.options.theme ?? "auto" }, (side, read) => this.hooksFor(side, read), this.textFont);
     }
     const picked = this.picked;
     if (unified) {
@@ -316,8 +317,8 @@ export class DiffViewer {
   }
 }
 
-export function mountDiff(container: HTMLElement, document: unknown, options: ViewerOptions): DiffViewerHandle {
-  return new DiffViewer(container, document, options).handle();
+export function mountDiff(container: HTMLElement, document: unknown, options: ViewerOptions, textFont: Promise<TextFont> | null = null): DiffViewerHandle {
+  return new DiffViewer(container, document, options, textFont).handle();
 }
 
 /** The innermost module call around a change's union element that graph `side` has (its id there), or null. */

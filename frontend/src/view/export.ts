@@ -7,6 +7,7 @@
 import { viewerAssets } from "../assets";
 import { loadChunk } from "../chunk";
 import type * as PdfChunk from "./pdf";
+import { needsTextFont, TEXT_FONT_FAMILY, type TextFont } from "./text-font";
 
 const SVG_NS = "http://www.w3.org/2000/svg";
 const MARGIN = 16;
@@ -15,12 +16,20 @@ const MAX_PDF_SIDE = 14000;
 /** Canvas limits in Chromium: keep both sides and the area well inside them. */
 const MAX_CANVAS_SIDE = 16000;
 const MAX_CANVAS_AREA = 60_000_000;
+/**
+ * How long the PNG export lets an SVG image with an embedded @font-face decode its font before
+ * drawing it (10-25 ms in Chromium): "load" fires before, no event says when, and the first
+ * draw fixes the image's rendering, fallback glyphs and all.
+ */
+const FONT_SETTLE_MS = 150;
 
 export interface ExportSource {
   readonly viewport: SVGGElement;
   readonly width: number;
   readonly height: number;
   readonly background: string;
+  /** The document's text font (text-font.ts), which the exports embed; null for a Latin-only page. */
+  readonly font: TextFont | null;
 }
 
 /** A standalone <svg> element with the drawn graph: no selection outline, no +/− or ×N buttons. */
@@ -39,6 +48,13 @@ export function exportSvgElement(src: ExportSource): SVGSVGElement {
   bg.setAttribute("height", String(h));
   bg.setAttribute("fill", src.background);
   svg.appendChild(bg);
+  if (src.font !== null) {
+    // The SVG (and the PNG drawn from it, an image that sees no page font) carries the font.
+    const style = document.createElementNS(SVG_NS, "style");
+    style.setAttribute("class", "vista-text-font");
+    style.textContent = `@font-face{font-family:"${TEXT_FONT_FAMILY}";src:url(data:font/ttf;base64,${src.font.base64}) format("truetype")}`;
+    svg.appendChild(style);
+  }
   const copy = src.viewport.cloneNode(true) as SVGGElement;
   copy.removeAttribute("transform");
   // Controls and hit areas are for the screen; a picture of the graph has no use for them.
@@ -74,6 +90,7 @@ export async function exportPng(src: ExportSource, scale = 2): Promise<Blob> {
       image.onerror = () => reject(new Error("PNG export: the browser could not draw the exported SVG."));
       image.src = url;
     });
+    if (src.font !== null) await new Promise((resolve) => setTimeout(resolve, FONT_SETTLE_MS));
     ctx.fillStyle = src.background;
     ctx.fillRect(0, 0, canvas.width, canvas.height);
     ctx.drawImage(image, 0, 0, canvas.width, canvas.height);
@@ -85,19 +102,42 @@ export async function exportPng(src: ExportSource, scale = 2): Promise<Blob> {
   });
 }
 
-/** Adjusts a copy of the SVG to what svg2pdf draws faithfully (standard PDF fonts, no halos). */
-function pdfFriendly(svg: SVGSVGElement): void {
+/**
+ * ASCII for what the viewer writes outside WinAnsi (the standard PDF fonts' encoding), for a
+ * page without a text font; with one, the font has these glyphs.
+ */
+const STAND_INS: Readonly<Record<string, string>> = { "\u2212": "-", "\u2192": "->", "\u2026": "...", "\u0394": "~", "\u2191": "^", "\u2193": "v" };
+const STAND_IN = /[\u2212\u2192\u2026\u0394\u2191\u2193]/g;
+
+/**
+ * Adjusts a copy of the SVG to what svg2pdf draws faithfully (no halos): a text with a character
+ * outside Latin-1 in the document's text font (registered by pdf.ts), any other in Helvetica.
+ */
+function pdfFriendly(svg: SVGSVGElement, font: TextFont | null): void {
+  // svg2pdf embeds fonts through jsPDF only, not from @font-face rules.
+  svg.querySelectorAll("style.vista-text-font").forEach((s) => s.remove());
   svg.querySelectorAll("text").forEach((t) => {
-    // The standard fonts are WinAnsi-encoded, which has no minus sign (U+2212): a hyphen draws it.
     const text = t.textContent ?? "";
-    if (text.includes("\u2212")) t.textContent = text.replaceAll("\u2212", "-");
-    t.setAttribute("font-family", "helvetica");
-    const weight = Number(t.getAttribute("font-weight") ?? "400");
-    t.setAttribute("font-weight", weight >= 600 ? "bold" : "normal");
+    const own = font !== null && needsTextFont(text);
+    if (own) {
+      t.setAttribute("font-family", TEXT_FONT_FAMILY);
+    } else {
+      const plain = text.replace(STAND_IN, (c) => STAND_INS[c] ?? c);
+      if (plain !== text) t.textContent = plain;
+      t.setAttribute("font-family", "helvetica");
+    }
+    const bold = Number(t.getAttribute("font-weight") ?? "400") >= 600;
+    t.setAttribute("font-weight", bold ? "bold" : "normal");
     if (t.getAttribute("paint-order") === "stroke") {
       t.removeAttribute("stroke");
       t.removeAttribute("stroke-width");
       t.removeAttribute("paint-order");
+    }
+    const fill = t.getAttribute("fill");
+    if (own && bold && fill !== null) {
+      // The text font has one weight: an outline in the text's colour stands in for bold.
+      t.setAttribute("stroke", fill);
+      t.setAttribute("stroke-width", String(0.04 * Number(t.getAttribute("font-size") ?? "12")));
     }
   });
   svg.querySelectorAll("title").forEach((t) => t.remove());
@@ -105,7 +145,7 @@ function pdfFriendly(svg: SVGSVGElement): void {
 
 export async function exportPdf(src: ExportSource): Promise<Blob> {
   const svg = exportSvgElement(src);
-  pdfFriendly(svg);
+  pdfFriendly(svg, src.font);
   const w = src.width + 2 * MARGIN;
   const h = src.height + 2 * MARGIN;
   const k = Math.min(1, MAX_PDF_SIDE / w, MAX_PDF_SIDE / h);
@@ -118,7 +158,7 @@ export async function exportPdf(src: ExportSource): Promise<Blob> {
   holder.appendChild(svg);
   document.body.appendChild(holder);
   try {
-    return await renderPdf(svg, pw, ph);
+    return await renderPdf(svg, pw, ph, src.font?.binary ?? null);
   } finally {
     holder.remove();
   }

@@ -9,6 +9,7 @@ import type { VisibleGraph } from "../model/visible";
 import type { LayoutResult, Rect } from "../layout/types";
 import type { Frame } from "./frame";
 import type { ThemeName } from "./theme";
+import { FONT_FAMILY } from "./measure";
 
 /** Below this zoom node labels (11-12px) are under 6px on screen: the far level starts. */
 export const FAR_SCALE = 0.5;
@@ -67,7 +68,7 @@ export class LevelOfDetail {
     this.layer.setAttribute("display", "none");
     this.outlines = doc.createElementNS(SVG_NS, "g");
     this.texts = doc.createElementNS(SVG_NS, "g");
-    this.texts.setAttribute("font-family", "system-ui, -apple-system, 'Segoe UI', Roboto, Helvetica, Arial, sans-serif");
+    this.texts.setAttribute("font-family", FONT_FAMILY);
     this.texts.setAttribute("font-weight", "700");
     this.texts.setAttribute("paint-order", "stroke");
     this.texts.setAttribute("stroke-linejoin", "round");

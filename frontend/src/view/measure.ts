@@ -1,10 +1,13 @@
 /** Text width measurement for sizing nodes before layout (canvas when there is one). */
+import { TEXT_FONT_FAMILY } from "./text-font";
 
+// Each family ends with the document's text font (text-font.ts) before the generic family, so
+// that a name the system fonts cannot draw takes its glyphs from it.
 export const FONT_FAMILY =
-  'system-ui, -apple-system, "Segoe UI", Roboto, "Helvetica Neue", Helvetica, Arial, sans-serif';
+  `system-ui, -apple-system, "Segoe UI", Roboto, "Helvetica Neue", Helvetica, Arial, "${TEXT_FONT_FAMILY}", sans-serif`;
 /** Edge labels: fonts with Helvetica's metrics, which Graphviz uses to make room for them. */
-export const LABEL_FAMILY = 'Helvetica, Arial, "Liberation Sans", "Nimbus Sans", sans-serif';
-export const MONO_FAMILY = 'ui-monospace, "SFMono-Regular", Menlo, Consolas, "DejaVu Sans Mono", monospace';
+export const LABEL_FAMILY = `Helvetica, Arial, "Liberation Sans", "Nimbus Sans", "${TEXT_FONT_FAMILY}", sans-serif`;
+export const MONO_FAMILY = `ui-monospace, "SFMono-Regular", Menlo, Consolas, "DejaVu Sans Mono", "${TEXT_FONT_FAMILY}", monospace`;
 
 export type Measure = (text: string, size: number, weight?: number) => number;
 

@@ -7,6 +7,7 @@ import { zoomIdentity, type ZoomTransform } from "d3-zoom";
 import type { DiffIndex, Side } from "../model/diff";
 import type { GraphIndex } from "../model/document";
 import type { ViewerOptions } from "../model/schema.generated";
+import type { TextFont } from "./text-font";
 import { Viewer, type OpenChange, type ViewerHooks } from "./viewer";
 
 const WORDS: Readonly<Record<Side, string>> = { a: "a · before", b: "b · after" };
@@ -16,7 +17,7 @@ export class SideBySide {
   readonly b: Viewer;
   readonly ready: Promise<void>;
 
-  constructor(box: HTMLElement, d: DiffIndex, options: ViewerOptions, hooks: (side: Side, read: () => GraphIndex) => ViewerHooks) {
+  constructor(box: HTMLElement, d: DiffIndex, options: ViewerOptions, hooks: (side: Side, read: () => GraphIndex) => ViewerHooks, textFont: Promise<TextFont> | null = null) {
     const make = (side: Side): Viewer => {
       const pane = document.createElement("div");
       pane.className = "vista-diff-pane";
@@ -28,7 +29,7 @@ export class SideBySide {
       holder.className = "vista-diff-pane-view";
       pane.append(label, holder);
       box.appendChild(pane);
-      return new Viewer(holder, null, { ...options, height: "auto" }, hooks(side, () => d[side].index));
+      return new Viewer(holder, null, { ...options, height: "auto" }, hooks(side, () => d[side].index), textFont);
     };
     this.a = make("a");
     this.b = make("b");

@@ -24,6 +24,7 @@ import { download, exportPdf, exportPng, exportSvgString, type ExportSource } fr
 import type { Look, TextLine } from "./looks";
 import { clampFrame, countInView, lookingAt } from "./frame";
 import { createMeasure, type Measure } from "./measure";
+import { loadTextFont, type PageResources, type TextFont } from "./text-font";
 import { Minimap } from "./minimap";
 import { GraphRenderer, type DrawInput } from "./render";
 import { LevelOfDetail } from "./lod";
@@ -132,6 +133,7 @@ export class Viewer {
   private generation = 0;
   private destroyed = false;
   private readonly cleanups: (() => void)[] = [];
+  private textFont: TextFont | null = null;
   private resolveReady: () => void = () => undefined;
   private rejectReady: (e: Error) => void = () => undefined;
   readonly ready: Promise<void>;
@@ -141,6 +143,7 @@ export class Viewer {
     document: unknown,
     private readonly options: ViewerOptions,
     private readonly hooks: ViewerHooks = {},
+    textFont: Promise<TextFont> | null = null,
   ) {
     this.ready = new Promise<void>((resolve, reject) => {
       this.resolveReady = resolve;
@@ -225,7 +228,14 @@ export class Viewer {
       return;
     }
     if (this.selected !== null) this.showDetails(this.selected);
-    void this.relayout(target).then(
+    // The first layout measures the names, so it waits for the font that draws them.
+    const font = (textFont ?? Promise.resolve(null)).then(
+      (loaded) => {
+        this.textFont = loaded;
+      },
+      (error: unknown) => console.error("Vista: the page's text font could not be loaded;", error),
+    );
+    void font.then(() => this.relayout(target)).then(
       () => {
         this.chrome.root.dataset["state"] = "ready";
         mark("ready");
@@ -743,7 +753,7 @@ export class Viewer {
 
   private fileName(ext: string): string {
     const root = this.index?.modules.get(this.index.root);
-    const base = (root?.class_name ?? "graph").replace(/[^A-Za-z0-9_.-]+/g, "_") || "graph";
+    const base = (root?.class_name ?? "graph").replace(/[^\p{L}\p{N}_.-]+/gu, "_") || "graph";
     return `${base}.${ext}`;
   }
 
@@ -753,6 +763,7 @@ export class Viewer {
       width: this.layout?.width ?? 0,
       height: this.layout?.height ?? 0,
       background: this.palette().background,
+      font: this.textFont,
     };
   }
 
@@ -789,10 +800,12 @@ export class Viewer {
   }
 }
 
-export function mount(container: HTMLElement, document: unknown, options: ViewerOptions = {}): ViewerHandle {
+export function mount(container: HTMLElement, document: unknown, options: ViewerOptions = {}, page: PageResources = {}): ViewerHandle {
   if (!(container instanceof HTMLElement)) {
     throw new TypeError(`VistaViewer.mount: "container" must be an HTMLElement, got ${String(container)}.`);
   }
-  if (isDiffDocument(document)) return mountDiff(container, document, options ?? {});
-  return new Viewer(container, document, options ?? {}).handle();
+  const packed = page?.textFont;
+  const font = typeof packed === "string" && packed !== "" ? loadTextFont(packed, container.ownerDocument) : null;
+  if (isDiffDocument(document)) return mountDiff(container, document, options ?? {}, font);
+  return new Viewer(container, document, options ?? {}, {}, font).handle();
 }

@@ -18,6 +18,7 @@ from vista_schema import host_theme_schema
 from ._bundle import asset_payload, bundle_payload
 from ._document import read_document
 from ._embed import document_payload
+from ._font import font_payload
 from ._options import PageOptions, check_options
 from ._text import shown_text
 from ._version import __version__
@@ -120,6 +121,7 @@ def _render(data: dict[str, Any], options: PageOptions) -> str:
         graphviz_b64=asset_payload("graphviz"),
         pdf_b64=asset_payload("pdf"),
         graph_b64=document_payload(data),
+        font_b64=font_payload(data),
         generator=f"vista-render-html {__version__}",
         host_theme_type=_HOST_THEME["properties"]["type"]["const"],
         host_themes=_HOST_THEME["properties"]["theme"]["enum"],
