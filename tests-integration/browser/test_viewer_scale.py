@@ -99,3 +99,35 @@ def test_a_10k_node_page_exports_every_node_of_its_state(stack: dict[str, Any], 
     exported = viewer.evaluate_handle(_EXPORTED)
     assert exported["closed"] == [block]
     assert sorted(exported["nodes"]) == sorted(n["id"] for n in stack["nodes"] if n["module"] not in inside)
+
+
+# Whether the overview canvas shows, how many of its pixels are painted, and the SVG's element count.
+_OVERVIEW = """root => {
+  const canvas = root.querySelector('canvas.vista-overview');
+  let painted = 0;
+  if (canvas !== null && !canvas.hidden && canvas.width > 0) {
+    const data = canvas.getContext('2d').getImageData(0, 0, canvas.width, canvas.height).data;
+    for (let i = 3; i < data.length; i += 4) if (data[i] > 0) painted++;
+  }
+  return { shown: canvas !== null && !canvas.hidden, painted,
+           elements: root.querySelectorAll('svg.vista-graph *').length,
+           nodes: root.querySelectorAll('svg.vista-graph g.vista-node').length };
+}"""
+
+
+def test_a_10k_node_fit_paints_an_overview_and_zooming_in_draws_boxes(stack: dict[str, Any],
+                                                                      open_viewer: OpenPage) -> None:
+    viewer = open_viewer(stack, depth=1)
+    _open_all(viewer, stack)
+    viewer.click_action("fit")
+    viewer.page.wait_for_timeout(300)
+    fit = viewer.page.eval_on_selector(viewer.root, _OVERVIEW)
+    # The whole graph is on the canvas, not in the DOM: the SVG keeps a handful of elements.
+    assert fit["shown"] and fit["painted"] > 1000, fit
+    assert fit["nodes"] == 0 and fit["elements"] < 200, fit
+    # Zoomed in on one block, its boxes are drawn as elements again and the canvas goes.
+    add = next(n["id"] for n in stack["nodes"] if n["label"] == "add" and n["module"] != stack["modules"][0]["id"])
+    viewer.evaluate_handle(f"h => h.select({add!r})")
+    viewer.page.wait_for_selector(viewer.sel(f'g.vista-node[data-id="{add}"]'), state="attached", timeout=30_000)
+    near = viewer.page.eval_on_selector(viewer.root, _OVERVIEW)
+    assert not near["shown"] and near["nodes"] > 0, near

@@ -33,7 +33,7 @@ import { wireGraph } from "./graph-events";
 import { wireSearch } from "./search-results";
 import { mark } from "../perf";
 import { ViewWindow } from "./virtual";
-import { drawOverview, itemsIn, OVERVIEW_ABOVE } from "./virtual-overview";
+import { itemsIn, OverviewCanvas, OVERVIEW_ABOVE } from "./virtual-overview";
 import css from "./styles.css";
 import insightCss from "./insight.css";
 import { InsightView } from "./insight-view";
@@ -115,8 +115,8 @@ export class Viewer {
   private readonly insight: InsightView;
   private readonly lineage: LineageControl;
   private readonly window: ViewWindow;
-  /** The far-out drawing of a big graph, above the renderer's layers (see virtual-overview.ts). */
-  private readonly overviewLayer: SVGGElement;
+  /** The far-out drawing of a big graph, a canvas under the SVG (see virtual-overview.ts). */
+  private readonly overview: OverviewCanvas;
   private index: GraphIndex | null = null;
   private state: states.ViewState | null = null;
   private visible: VisibleGraph | null = null;
@@ -155,10 +155,6 @@ export class Viewer {
     this.chrome.root.style.height = options.height ?? "100%";
     container.appendChild(this.chrome.root);
     this.renderer = new GraphRenderer(this.chrome.viewport);
-    this.overviewLayer = this.chrome.viewport.appendChild(container.ownerDocument.createElementNS("http://www.w3.org/2000/svg", "g"));
-    this.overviewLayer.setAttribute("class", "vista-layer-overview");
-    // Hit-testing paths of thousands of pieces on every mouse move cost more than drawing them.
-    this.overviewLayer.setAttribute("pointer-events", "none");
     this.measure = createMeasure();
     this.insight = new InsightView(this.chrome.toolbar, this.chrome.canvas, this.chrome.viewport, this.measure, {
       index: () => this.index,
@@ -178,6 +174,8 @@ export class Viewer {
     this.chrome.details.insertBefore(this.lineage.bar, this.chrome.detailsContent);
     this.minimap = new Minimap(this.chrome.canvas, (x, y) => this.camera.centerAt(x, y));
     this.camera.watch(() => this.minimap.follow(this.camera.frame(), this.camera.view()));
+    this.overview = new OverviewCanvas(this.chrome.canvas, this.chrome.svg, () => this.camera.transform());
+    this.camera.watch(() => this.overview.moved());
     this.window = new ViewWindow(this.chrome.svg, this.chrome.viewport, () => this.camera.transform(), () => this.redraw(), this.cleanups);
     this.lod = new LevelOfDetail(this.chrome.svg);
     this.camera.watch(() => this.lod.follow(this.camera.frame()));
@@ -419,7 +417,7 @@ export class Viewer {
     // Too many boxes in the window to paint in a frame: an overview instead (virtual-overview.ts).
     const overview = window !== null && itemsIn(input.visible, input.layout, window) > OVERVIEW_ABOVE;
     this.renderer.draw({ ...input, window: overview ? EMPTY : window });
-    drawOverview(this.overviewLayer, input.visible, input.layout, overview ? window : null, input.palette, this.camera.transform().k);
+    this.overview.show(overview ? { visible: input.visible, layout: input.layout, palette: input.palette } : null);
     this.insight.paint();
     this.drawSelectionOutline();
     markSelectedEdge(this.chrome.svg, this.selectedEdge);

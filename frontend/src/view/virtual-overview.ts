@@ -1,67 +1,129 @@
 /**
  * The far-out picture of a big graph: when the window holds more boxes than the DOM can paint
- * in a frame (a Fit of 50,000 nodes), every box in it becomes one subpath of a few <path>
- * elements (open modules, closed boxes, edges as polylines) instead of a group with text each.
- * Nothing is readable at that zoom anyway; zooming in brings the full drawing back.
+ * in a frame (a Fit of 50,000 nodes), the graph is painted on a <canvas> under the SVG instead of
+ * as elements: open modules and closed boxes as rectangles, edges as polylines, each frame only
+ * what is in the view and at least MIN_SCREEN pixels big (found through the window grid). An SVG
+ * overview of tens of thousands of pieces cost hundreds of ms per pan or zoom frame in style,
+ * layout, hit-testing and paint. Nothing is readable at that zoom; zooming in brings the full
+ * drawing back, and exports never contain the canvas.
  */
+import type { ZoomTransform } from "d3-zoom";
 import type { LayoutResult, Rect } from "../layout/types";
 import type { VisibleGraph } from "../model/visible";
 import type { Palette } from "./theme";
-import { edgeBounds, intersects, routesById, windowIndex } from "./virtual";
+import { edgeBounds, routesById, viewRect, windowIndex } from "./virtual";
 
 /** Boxes in the window above which it is drawn as an overview. */
 export const OVERVIEW_ABOVE = 1500;
 /** Boxes and edges smaller than this on screen (px, both sides) are left out: they would not show. */
 const MIN_SCREEN = 1.5;
 
-const SVG_NS = "http://www.w3.org/2000/svg";
-
 /** How many drawn items of `visible` meet `window`. */
 export function itemsIn(visible: VisibleGraph, layout: LayoutResult, window: Rect): number {
   return windowIndex(visible, layout).items(window).length;
 }
 
-const rectPath = (r: Rect): string => `M${r.x.toFixed(1)},${r.y.toFixed(1)}h${r.width.toFixed(1)}v${r.height.toFixed(1)}h${(-r.width).toFixed(1)}Z`;
+interface Shown {
+  readonly visible: VisibleGraph;
+  readonly layout: LayoutResult;
+  readonly palette: Palette;
+}
 
-/**
- * Draws the overview of what meets `window` at zoom `scale` into `layer` (emptied first); null
- * `window` only empties it. What is under MIN_SCREEN pixels is skipped, so the paths hold about
- * as many pieces as the screen can show, not as many as the graph has (100k boxes made a path
- * that took seconds to paint).
- */
-export function drawOverview(layer: SVGGElement, visible: VisibleGraph, layout: LayoutResult, window: Rect | null, palette: Palette, scale: number): void {
-  while (layer.firstChild !== null) layer.firstChild.remove();
-  if (window === null) return;
-  const min = MIN_SCREEN / scale;
-  const shows = (r: Rect): boolean => (r.width >= min || r.height >= min) && intersects(r, window);
-  const parts = { modules: [] as string[], items: [] as string[], edges: [] as string[] };
-  const index = windowIndex(visible, layout);
-  for (const c of index.containers(window)) {
-    const r = layout.rects[c] as Rect;
-    if (shows(r)) parts.modules.push(rectPath(r));
+/** The overview's canvas, which repaints the view on every move while an overview is shown. */
+export class OverviewCanvas {
+  readonly canvas: HTMLCanvasElement;
+  private shown: Shown | null = null;
+  private pending = 0;
+
+  constructor(
+    host: HTMLElement,
+    before: Element,
+    private readonly transform: () => ZoomTransform,
+  ) {
+    this.canvas = host.ownerDocument.createElement("canvas");
+    this.canvas.className = "vista-overview";
+    this.canvas.setAttribute("aria-hidden", "true");
+    this.canvas.hidden = true;
+    host.insertBefore(this.canvas, before);
   }
-  for (const id of index.items(window)) {
-    const r = layout.rects[id] as Rect;
-    if (shows(r)) parts.items.push(rectPath(r));
+
+  /** Whether the last draw asked for the overview. */
+  get active(): boolean {
+    return this.shown !== null;
   }
-  const routes = routesById(layout.edges);
-  for (const e of index.edges(window)) {
-    const route = routes.get(e.id);
-    if (route === undefined || !shows(edgeBounds(route))) continue;
-    parts.edges.push("M" + route.points.map((p) => `${p.x.toFixed(0)},${p.y.toFixed(0)}`).join("L"));
+
+  /** Shows the overview of the graph (null: hides it) and paints it now. */
+  show(shown: Shown | null): void {
+    this.shown = shown;
+    this.canvas.hidden = shown === null;
+    if (shown === null) {
+      this.canvas.width = 0; // frees the backing store
+      return;
+    }
+    this.paint();
   }
-  const path = (d: string[], fill: string, stroke: string): void => {
-    if (d.length === 0) return;
-    const el = layer.ownerDocument.createElementNS(SVG_NS, "path");
-    el.setAttribute("d", d.join(""));
-    el.setAttribute("fill", fill);
-    el.setAttribute("stroke", stroke);
+
+  /** The view moved: repainted once per frame. */
+  moved(): void {
+    if (this.shown === null || this.pending !== 0) return;
+    const raf = this.canvas.ownerDocument.defaultView?.requestAnimationFrame;
+    if (raf === undefined) {
+      this.paint();
+      return;
+    }
+    this.pending = raf(() => {
+      this.pending = 0;
+      this.paint();
+    });
+  }
+
+  private paint(): void {
+    const shown = this.shown;
+    if (shown === null) return;
+    const width = this.canvas.clientWidth;
+    const height = this.canvas.clientHeight;
+    const ratio = this.canvas.ownerDocument.defaultView?.devicePixelRatio ?? 1;
+    const w = Math.max(1, Math.round(width * ratio));
+    const h = Math.max(1, Math.round(height * ratio));
+    if (this.canvas.width !== w || this.canvas.height !== h) {
+      this.canvas.width = w;
+      this.canvas.height = h;
+    }
+    const ctx = this.canvas.getContext("2d");
+    if (ctx === null) return;
+    ctx.setTransform(1, 0, 0, 1, 0, 0);
+    ctx.clearRect(0, 0, w, h);
+    if (width <= 0 || height <= 0) return;
+    const t = this.transform();
+    const view = viewRect(t, width, height);
+    const { visible, layout, palette } = shown;
+    const index = windowIndex(visible, layout);
+    const min = MIN_SCREEN / t.k;
+    const big = (r: Rect): boolean => r.width >= min || r.height >= min;
+    ctx.setTransform(ratio * t.k, 0, 0, ratio * t.k, ratio * t.x, ratio * t.y);
     // Hairlines at any zoom: the overview is seen from far out.
-    el.setAttribute("vector-effect", "non-scaling-stroke");
-    el.setAttribute("stroke-width", "1");
-    layer.appendChild(el);
-  };
-  path(parts.modules, palette.moduleFills[1] ?? palette.background, palette.moduleStroke);
-  path(parts.edges, "none", palette.edge);
-  path(parts.items, palette.nodes.box.fill, palette.nodes.box.stroke);
+    ctx.lineWidth = 1 / t.k;
+    const rects = (ids: readonly string[], fill: string, stroke: string): void => {
+      ctx.beginPath();
+      for (const id of ids) {
+        const r = layout.rects[id] as Rect;
+        if (big(r)) ctx.rect(r.x, r.y, r.width, r.height);
+      }
+      ctx.fillStyle = fill;
+      ctx.fill();
+      ctx.strokeStyle = stroke;
+      ctx.stroke();
+    };
+    rects(index.containers(view), palette.moduleFills[1] ?? palette.background, palette.moduleStroke);
+    const routes = routesById(layout.edges);
+    ctx.beginPath();
+    for (const e of index.edges(view)) {
+      const route = routes.get(e.id);
+      if (route === undefined || !big(edgeBounds(route))) continue;
+      route.points.forEach((p, i) => (i === 0 ? ctx.moveTo(p.x, p.y) : ctx.lineTo(p.x, p.y)));
+    }
+    ctx.strokeStyle = palette.edge;
+    ctx.stroke();
+    rects(index.items(view), palette.nodes.box.fill, palette.nodes.box.stroke);
+  }
 }
