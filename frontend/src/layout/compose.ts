@@ -18,9 +18,13 @@ export interface Placement {
 export function place(tree: LayoutTree): Placement {
   const rects: Record<string, Rect> = {};
   const origins = new Map<string, Point>();
-  const placing: [string, number, number][] = [[tree.root, 0, 0]];
-  for (let next = placing.pop(); next !== undefined; next = placing.pop()) {
-    const [id, x, y] = next;
+  // The stack as three arrays, not a tuple per member: a request places 50,000 of them.
+  const ids: string[] = [tree.root];
+  const xs: number[] = [0];
+  const ys: number[] = [0];
+  for (let id = ids.pop(); id !== undefined; id = ids.pop()) {
+    const x = xs.pop() as number;
+    const y = ys.pop() as number;
     const w = tree.work.get(id);
     if (w === undefined) {
       const s = sizeOf(tree, id);
@@ -28,17 +32,32 @@ export function place(tree: LayoutTree): Placement {
       continue;
     }
     rects[id] = { x, y, width: w.width, height: w.height };
-    const local = w.local as GraphvizLayout;
+    const centres = elementCentres(w.local as GraphvizLayout, w.spec.members.length);
     const ox = x + w.inset;
     const oy = y + w.spec.header;
     origins.set(id, { x: ox, y: oy });
     w.spec.members.forEach((m, i) => {
-      const centre = local.nodes.get(`e${i}`) ?? { x: 0, y: 0 };
+      const centre = centres[i] ?? ORIGIN;
       const size = sizeOf(tree, m);
-      placing.push([m, ox + centre.x - size.width / 2, oy + centre.y - size.height / 2]);
+      ids.push(m);
+      xs.push(ox + centre.x - size.width / 2);
+      ys.push(oy + centre.y - size.height / 2);
     });
   }
   return { rects, origins };
+}
+
+const ORIGIN: Point = { x: 0, y: 0 };
+const centresOf = new WeakMap<GraphvizLayout, readonly (Point | undefined)[]>();
+
+/** The centres of elements e0..e(n-1) of a local layout, read once per layout (identical modules share one). */
+function elementCentres(local: GraphvizLayout, n: number): readonly (Point | undefined)[] {
+  let centres = centresOf.get(local);
+  if (centres === undefined || centres.length < n) {
+    centres = Array.from({ length: n }, (_, i) => local.nodes.get(`e${i}`));
+    centresOf.set(local, centres);
+  }
+  return centres;
 }
 
 function pieceInfo(tree: LayoutTree, origins: ReadonlyMap<string, Point>, p: Piece): { points: Point[]; label: Point | null } {

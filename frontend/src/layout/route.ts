@@ -55,17 +55,31 @@ function port(tree: LayoutTree, container: string, kind: "i" | "o", source: stri
   return name;
 }
 
+/**
+ * Where ancestries `up` and `down` (innermost first) meet: the indices in each of their lowest
+ * common container, not the source itself; [-1, -1] when they do not meet.
+ */
+function lowestCommon(up: readonly string[], down: readonly string[]): [number, number] {
+  // Both end at the root: walk down from there while they agree (no set per edge).
+  let a = up.length - 1;
+  let b = down.length - 1;
+  if (a < 0 || b < 0 || up[a] !== down[b]) return [-1, -1];
+  while (a > 1 && b > 0 && up[a - 1] === down[b - 1]) {
+    a--;
+    b--;
+  }
+  return a > 0 ? [a, b] : [-1, -1];
+}
+
 /** Routes of `edges` through `tree`, filling in each container's ports and local edges. */
 export function routeEdges(tree: LayoutTree, edges: readonly LayoutEdgeSpec[]): Route[] {
   const routes: Route[] = [];
   for (const e of edges) {
     const up = ancestry(tree, e.source);
     const down = ancestry(tree, e.target);
-    const downSet = new Set(down);
-    const lcaIndex = up.findIndex((a, i) => i > 0 && downSet.has(a));
+    const [lcaIndex, lcaDown] = lowestCommon(up, down);
     if (lcaIndex < 0) continue;
     const lca = up[lcaIndex] as string;
-    const lcaDown = down.indexOf(lca);
     const sourceChild = up[lcaIndex - 1] as string;
     const targetChild = down[lcaDown - 1] as string;
     // Where the edge crosses the lowest common container: from one of its elements to another.

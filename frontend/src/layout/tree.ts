@@ -89,9 +89,8 @@ export function ancestry(tree: LayoutTree, id: string): string[] {
 
 /** The size of a member: a measured container's block, or the item's size. */
 export function sizeOf(tree: LayoutTree, id: string): Size {
-  const w = tree.work.get(id);
-  if (w !== undefined) return { width: w.width, height: w.height };
-  return tree.sizes.get(id) ?? FALLBACK_SIZE;
+  // The work itself, not a copy: called for every member several times per request.
+  return tree.work.get(id) ?? tree.sizes.get(id) ?? FALLBACK_SIZE;
 }
 
 /** The container `id`'s work (it is one: ids come from the tree itself). */
