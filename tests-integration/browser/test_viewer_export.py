@@ -242,3 +242,17 @@ def test_the_page_and_the_svg_export_draw_non_latin_names_in_the_text_font(
     differing = sum(1 for a, b in zip(drawn.tobytes()[::3], plain.tobytes()[::3], strict=True) if abs(a - b) > 64)
     assert differing > 200, differing
     viewer.page.screenshot(path=str(artifacts / "multilingual-page.png"))
+
+
+def test_a_latin_only_pdf_draws_the_viewer_s_symbols_in_ascii(documents: Documents, open_viewer: OpenPage,
+                                                              tmp_path: Path) -> None:
+    # Arrows (dtype transitions "fp32→bf16"), ellipses and Δ are outside WinAnsi, and call for no font.
+    doc = copy.deepcopy(documents("mlp"))
+    op = next(n for n in doc["nodes"] if n["kind"] == "op")
+    op["label"] = "fp32→bf16…Δ"
+    assert 'data-vista="font"' not in render_html(doc)
+    viewer = open_viewer(doc, depth=99)
+    viewer.evaluate_handle("h => h.expandAll()")
+    _, data = _download(viewer, "export-pdf", tmp_path)
+    text = PdfReader(io.BytesIO(data)).pages[0].extract_text()
+    assert "fp32->bf16...~" in text, text

@@ -83,6 +83,10 @@ def test_the_wheels_hold_the_packages_and_the_viewer(wheels: list[Path]) -> None
     assert {"vista_schema", "vista_core", "vista_render_html", "vista_jupyter"} <= set(names)
     assert any(n.endswith(".js") and "/static/" in n for n in names["vista_render_html"]), "the viewer bundle"
     assert any(n.endswith(".jinja") for n in names["vista_render_html"]), "the page template"
+    fonts = {n.rsplit("/", 1)[-1] for n in names["vista_render_html"] if "/fonts/" in n}
+    # The fonts of the PDF export's subsets for names outside Latin-1, with their licenses.
+    assert {"DejaVuSans.ttf", "DroidSansFallback.ttf", "LICENSE-DejaVuSans.txt",
+            "LICENSE-DroidSansFallback.txt"} <= fonts
     assert any(n.endswith(".schema.json") for n in names["vista_schema"]), "the JSON Schema"
     assert not any("/tests/" in n for files in names.values() for n in files)
 

@@ -30,7 +30,8 @@ __all__ = ["FONT_FAMILY", "SOURCE_FONTS", "document_characters", "font_character
 #: The family the viewer draws and exports these characters in (frontend/src/view/text-font.ts).
 FONT_FAMILY = "Vista Text"
 #: The fonts in ``fonts/``, in the order a character is looked up, and whether their layout
-#: tables (shaping, kerning: what Arabic needs on screen) are kept; CJK is drawn glyph by glyph.
+#: tables (shaping, mark positioning: what Arabic needs on screen) are kept for text that needs
+#: them; CJK is drawn glyph by glyph.
 SOURCE_FONTS = (("DejaVuSans.ttf", True), ("DroidSansFallback.ttf", False))
 
 # Drawn by the PDF export with ASCII stand-ins in Latin-only documents (see export.ts), so they
@@ -73,6 +74,18 @@ def font_characters(characters: Iterable[str]) -> frozenset[str] | None:
     wanted = used | _VIEWER_TEXT
     wanted |= {form for form, letters in _presentation_forms().items() if letters <= wanted}
     return frozenset(wanted)
+
+
+def _shaped(c: int) -> bool:
+    """Whether text with this character needs the font's layout tables to draw right on screen:
+    Arabic and Syriac letters join, marks sit on their base (decompiling those tables is most of
+    the subsetting time, and kerning alone is not worth it)."""
+    return (
+        0x0590 <= c <= 0x08FF
+        or 0xFB1D <= c <= 0xFDFF
+        or 0xFE70 <= c <= 0xFEFF
+        or unicodedata.category(chr(c)).startswith("M")
+    )
 
 
 @lru_cache(maxsize=1)
@@ -125,7 +138,7 @@ def _subset(wanted: frozenset[str]) -> bytes:
         options.notdef_outline = True
         # Vertical metrics and tables for other uses (math, kerning pairs, FontForge's stamp).
         options.drop_tables += ["vhea", "vmtx", "MATH", "FFTM", "kern", "gasp"]
-        if layout:
+        if layout and any(_shaped(c) for c in own):
             options.layout_features = ["*"]
         else:
             options.layout_features = []
