@@ -256,3 +256,27 @@ def test_a_latin_only_pdf_draws_the_viewer_s_symbols_in_ascii(documents: Documen
     _, data = _download(viewer, "export-pdf", tmp_path)
     text = PdfReader(io.BytesIO(data)).pages[0].extract_text()
     assert "fp32->bf16...~" in text, text
+
+
+def test_two_viewers_on_one_page_keep_their_own_fonts(documents: Documents, open_html: Callable[..., Any]) -> None:
+    """Each viewer's font face claims only its own characters, so the second does not hide the first's."""
+    first = copy.deepcopy(documents("mlp"))
+    first["modules"][0]["class_name"] = "编码器"
+    second = copy.deepcopy(documents("mlp"))
+    second["modules"][0]["class_name"] = "디코더"
+
+    def fragment(doc: dict[str, Any]) -> str:
+        page = render_html(doc, height=400)
+        return page[page.index('<div class="vista-page"'):page.rindex("</body>")]
+
+    page = open_html(f"<!doctype html><html><body>{fragment(first)}{fragment(second)}</body></html>")
+    for i in (1, 2):
+        Viewer(page, f".vista-page:nth-of-type({i})").wait_ready()
+    ranges = page.evaluate("() => [...document.fonts].map(f => f.unicodeRange)")
+    assert len(ranges) == 2, ranges
+    claims = [{c for c in "编码器디코더" if re.search(rf"U\+{ord(c):X}\b", r)} for r in ranges]
+    assert sorted(map(sorted, claims)) == sorted([sorted("编码器"), sorted("디코더")]), ranges
+    for i, name in ((1, "编码器"), (2, "디코더")):
+        texts = page.eval_on_selector_all(f".vista-page:nth-of-type({i}) svg.vista-graph text",
+                                          "ts => ts.map(t => t.textContent)")
+        assert name in texts

@@ -27,7 +27,8 @@ export interface PageResources {
 /** The font in `packed`, registered with `doc` once loaded; rejects when it is no font. */
 export async function loadTextFont(packed: string, doc: Document): Promise<TextFont> {
   const bytes = new Uint8Array(await new Response(inflateRaw(base64Bytes(packed))).arrayBuffer());
-  const face = new FontFace(TEXT_FONT_FAMILY, bytes);
+  // Its own characters only: pages with several viewers have several such fonts of one family.
+  const face = new FontFace(TEXT_FONT_FAMILY, bytes, { unicodeRange: unicodeRange(fontCharacters(bytes)) });
   await face.load();
   doc.fonts.add(face);
   let binary = "";
@@ -40,4 +41,54 @@ export async function loadTextFont(packed: string, doc: Document): Promise<TextF
 export function needsTextFont(text: string): boolean {
   for (let i = 0; i < text.length; i++) if (text.charCodeAt(i) > 0xff) return true;
   return false;
+}
+
+/** The code points a TrueType font maps (its Windows Unicode cmap: format 12, else format 4). */
+export function fontCharacters(font: Uint8Array): number[] {
+  const view = new DataView(font.buffer, font.byteOffset, font.byteLength);
+  let cmap = -1;
+  for (let i = 0, n = view.getUint16(4); i < n; i++) {
+    const entry = 12 + 16 * i;
+    if (view.getUint32(entry) === 0x636d6170) cmap = view.getUint32(entry + 8);
+  }
+  if (cmap < 0) throw new Error("the page's text font has no cmap table");
+  const subtables = new Map<number, number>();
+  for (let i = 0, n = view.getUint16(cmap + 2); i < n; i++) {
+    const record = cmap + 4 + 8 * i;
+    subtables.set(view.getUint16(record) * 100 + view.getUint16(record + 2), cmap + view.getUint32(record + 4));
+  }
+  const codes: number[] = [];
+  const full = subtables.get(310);
+  const bmp = subtables.get(301);
+  if (full !== undefined && view.getUint16(full) === 12) {
+    for (let i = 0, n = view.getUint32(full + 12); i < n; i++) {
+      const group = full + 16 + 12 * i;
+      for (let c = view.getUint32(group), end = view.getUint32(group + 4); c <= end; c++) codes.push(c);
+    }
+  } else if (bmp !== undefined && view.getUint16(bmp) === 4) {
+    const segments = view.getUint16(bmp + 6) / 2;
+    const ends = bmp + 14;
+    const starts = ends + 2 * segments + 2;
+    for (let i = 0; i < segments; i++) {
+      const end = view.getUint16(ends + 2 * i);
+      // The closing 0xFFFF segment maps nothing.
+      for (let c = view.getUint16(starts + 2 * i); c <= end && c !== 0xffff; c++) codes.push(c);
+    }
+  }
+  return codes;
+}
+
+/** Code points as a CSS unicode-range ("U+20-7E, U+4E00"), runs joined. */
+export function unicodeRange(codes: readonly number[]): string {
+  const sorted = [...new Set(codes)].sort((a, b) => a - b);
+  const parts: string[] = [];
+  for (let i = 0; i < sorted.length; ) {
+    let j = i;
+    while (j + 1 < sorted.length && sorted[j + 1] === (sorted[j] as number) + 1) j++;
+    const from = (sorted[i] as number).toString(16).toUpperCase();
+    const to = (sorted[j] as number).toString(16).toUpperCase();
+    parts.push(i === j ? `U+${from}` : `U+${from}-${to}`);
+    i = j + 1;
+  }
+  return parts.join(", ");
 }
