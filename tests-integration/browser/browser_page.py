@@ -81,7 +81,15 @@ class Viewer:
         self.page.click(self.sel(f'g.vista-module[data-id="{module_id}"] [data-action="toggle"]'))
 
     def click_action(self, action: str) -> None:
-        self.page.click(self.sel(f'button[data-action="{action}"]'))
+        self.click_control(f'button[data-action="{action}"]')
+
+    def click_control(self, css: str) -> None:
+        """Clicks a toolbar control; one that a narrow toolbar keeps in a menu, through that menu."""
+        target = self.sel(css)
+        menu = self.page.eval_on_selector(target, "e => e.closest('.vista-menu')?.dataset.menu ?? null")
+        if menu is not None and not self.page.is_visible(target):
+            self.page.click(self.sel(f'button[data-menu-button="{menu}"]'))
+        self.page.click(target)
 
     def evaluate_handle(self, expression: str) -> Any:
         """Evaluate `handle => ...` with the viewer handle the page stored on its mount container."""

@@ -141,7 +141,7 @@ def test_hot_spot_list_jumps_to_an_op(documents: Documents, open_viewer: OpenPag
     doc = documents("bert")
     viewer = open_viewer(doc, depth=1)
     _colour_by(viewer, "flops")
-    viewer.page.click(viewer.sel('button[data-control="hot-spots"]'))
+    viewer.click_control('button[data-control="hot-spots"]')
     panel = viewer.sel(".vista-hotspots")
     assert viewer.page.is_visible(panel)
     viewer.page.click(viewer.sel('.vista-hotspots button[data-tab="op"]'))
@@ -176,7 +176,7 @@ def test_hot_spot_list_jumps_to_a_module_share_of_the_whole(documents: Documents
     doc = documents("bert")
     viewer = open_viewer(doc, depth=1)
     _colour_by(viewer, "bytes")
-    viewer.page.click(viewer.sel('button[data-control="hot-spots"]'))
+    viewer.click_control('button[data-control="hot-spots"]')
     first = viewer.sel(".vista-hotspots tr.vista-hotspot")
     target = viewer.page.get_attribute(first, "data-id")
     module = next(m for m in doc["modules"] if m["id"] == target)
@@ -283,7 +283,7 @@ def test_transitions_toggle_marks_casts_and_copies(open_viewer: OpenPage) -> Non
     viewer = open_viewer(doc, depth=1)
     marked = 'g[data-transition]'
     assert viewer.page.query_selector(viewer.sel(marked)) is None
-    viewer.page.click(viewer.sel('button[data-control="transitions"]'))
+    viewer.click_control('button[data-control="transitions"]')
     found: dict[str, str] = viewer.page.eval_on_selector_all(
         viewer.sel(marked), "els => Object.fromEntries(els.map(e => [e.dataset.id, e.dataset.transition]))")
     names = {n["id"]: n["name"].rsplit(".", 1)[-1] for n in doc["nodes"]}
@@ -298,6 +298,6 @@ def test_transitions_toggle_marks_casts_and_copies(open_viewer: OpenPage) -> Non
     # The reshape of the plain input is a view, not a copy.
     plain = [i for i, n in names.items() if n == "reshape" and i not in found]
     assert len(plain) == 1
-    viewer.page.click(viewer.sel('button[data-control="transitions"]'))
+    viewer.click_control('button[data-control="transitions"]')
     assert viewer.page.query_selector(viewer.sel(marked)) is None
     assert not viewer.page.is_visible(viewer.sel(".vista-transitions-legend"))

@@ -39,6 +39,7 @@ import insightCss from "./insight.css";
 import { InsightView } from "./insight-view";
 import { appendInsight } from "./insight-details";
 import { buildNonfiniteBanner } from "./numerics";
+import { fitToolbar } from "./toolbar-menus";
 import { firstNonfinite } from "../model/insight";
 import type { ViewerOptions } from "../model/schema.generated";
 import type { ZoomTransform } from "d3-zoom";
@@ -164,6 +165,7 @@ export class Viewer {
       background: () => this.palette().background,
       jump: (id) => this.select(id),
     });
+    this.cleanups.push(fitToolbar(this.chrome.toolbar));
     this.themeOption = options.theme ?? "auto";
     this.applyTheme();
     this.watchTheme();
