@@ -74,6 +74,24 @@ def test_hovering_an_edge_highlights_its_line_and_label(documents: Documents, op
     viewer.page.wait_for_function(f"([sel, w]) => ({WIDTH_OF})(sel) <= w", arg=[line, before])
 
 
+def test_an_edge_is_hovered_beside_its_line_by_a_stroke_never_painted(documents: Documents,
+                                                                       open_viewer: OpenPage) -> None:
+    doc = documents("mlp")
+    viewer = _all_open(open_viewer, doc)
+    x, e = _input_edge(doc)
+    edge_id = f'{x["id"]}>{e["target"]}'
+    hit = viewer.sel(f'g.vista-edge[data-edge="{edge_id}"] path.vista-edge-hit')
+    # Hit-tested along its wide stroke, yet never painted (each edge would be painted twice).
+    style = viewer.page.eval_on_selector(hit, "p => [getComputedStyle(p).visibility, "
+                                              "getComputedStyle(p).pointerEvents]")
+    assert style == ["hidden", "stroke"]
+    before = _line_width(viewer, edge_id)
+    ex_, ey = _edge_middle(viewer, edge_id)
+    viewer.page.mouse.move(ex_ + 3, ey)  # beside the 1.2 px line, inside the 9 px stroke
+    line = viewer.sel(f'g.vista-edge[data-edge="{edge_id}"] path.vista-edge-line')
+    viewer.page.wait_for_function(f"([sel, w]) => ({WIDTH_OF})(sel) > w", arg=[line, before])
+
+
 def test_clicking_an_edge_shows_its_tensor(documents: Documents, open_viewer: OpenPage) -> None:
     doc = documents("mlp")
     viewer = _all_open(open_viewer, doc)

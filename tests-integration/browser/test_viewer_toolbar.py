@@ -79,7 +79,8 @@ def test_a_wide_toolbar_keeps_every_control_inline(documents: Documents, open_vi
         assert viewer.page.get_attribute(viewer.sel(css), "role") is None, css
     assert viewer.page.is_hidden(viewer.sel(".vista-menu"))
     # Narrowed, then widened again: every control is back where it was, in the same order.
-    order = "bar => [...bar.querySelectorAll('button, input, select')].filter(e => e.offsetParent !== null).map(e => e.outerHTML)"
+    order = ("bar => [...bar.querySelectorAll('button, input, select')]"
+             ".filter(e => e.offsetParent !== null).map(e => e.outerHTML)")
     before = viewer.page.eval_on_selector(viewer.sel(".vista-toolbar"), order)
     _sized(viewer, 800)
     _sized(viewer, 1500)

@@ -216,8 +216,14 @@ export class GraphRenderer {
           .attr("data-edge", e.id)
           .attr("data-source", e.source)
           .attr("data-target", e.target);
-        // A wide invisible stroke under the line, so the thin edge is easy to hover and click.
-        el.append("path").attr("class", "vista-edge-hit").attr("fill", "none").attr("stroke", "transparent").attr("stroke-width", 9);
+        // A wide stroke under the line, so the thin edge is easy to hover and click: hit-tested
+        // (pointer-events "stroke" ignores visibility) but hidden, so it is never painted.
+        el.append("path")
+          .attr("class", "vista-edge-hit")
+          .attr("fill", "none")
+          .attr("stroke-width", 9)
+          .attr("visibility", "hidden")
+          .attr("pointer-events", "stroke");
         const path = el
           .append("path")
           .attr("class", "vista-edge-line")
