@@ -16,6 +16,7 @@ import { borderField, dotLabel, elementIndex, toDot, type LocalEdge, type LocalE
 import { parseGraphvizJson, type GraphvizLayout } from "./graphviz";
 import { routeEdges } from "./route";
 import { segmentGraph } from "./segments";
+import { shortened, stretched } from "./tall";
 import { buildTree, sizeOf, workOf, type LayoutTree, type Work } from "./tree";
 import type { LayoutGraph, LayoutResult } from "./types";
 
@@ -94,7 +95,7 @@ export class LayoutEngine {
       local = before.local;
     } else {
       const bundled = bundle(inputs.inPorts, inputs.outPorts, edges, w.portEnds);
-      local = bundled.expand(this.localLayout(elements, bundled.inPorts, bundled.outPorts, bundled.edges));
+      local = bundled.expand(this.localLayout(elements, bundled.inPorts, bundled.outPorts, bundled.edges, w.spec.members.some((m) => tree.segments.has(m))));
     }
     this.current.set(id, { inputs, local });
     w.local = local;
@@ -109,22 +110,29 @@ export class LayoutEngine {
   }
 
   /** One container's own layout, from the cache when the same DOT was laid out before. */
-  private localLayout(elements: readonly LocalElement[], inPorts: number, outPorts: number, edges: readonly LocalEdge[]): GraphvizLayout {
+  private localLayout(elements: readonly LocalElement[], inPorts: number, outPorts: number, edges: readonly LocalEdge[], ofSegments: boolean): GraphvizLayout {
     if (elements.length === 0 && inPorts === 0 && outPorts === 0) return { width: 0, height: 0, nodes: new Map(), edges: [] };
     const graph = { elements, inPorts, outPorts, edges };
     const dot = toDot(graph);
-    const cached = this.cache.get(dot);
+    const short = ofSegments ? shortened(elements) : null;
+    const key = short === null ? dot : `short\n${dot}`;
+    const cached = this.cache.get(key);
     if (cached !== undefined) {
       this.hits++;
       return cached;
     }
     // Long edges of a costly layout are drawn as arcs, without Graphviz (see arcs.ts).
     const arcs = arcEdges(elements.length, inPorts, outPorts, edges);
-    const local = addArcs(parseGraphvizJson(this.render(arcs.size === 0 ? dot : toDot(graph, arcs))), elements, edges, arcs);
-    this.cache.set(dot, local);
+    // A container of segments is laid out with its tall elements short (see tall.ts).
+    const laid =
+      (short === null ? null : stretched(parseGraphvizJson(this.render(toDot({ ...graph, elements: short }, arcs))), elements, short)) ??
+      parseGraphvizJson(this.render(arcs.size === 0 ? dot : toDot(graph, arcs)));
+    const local = addArcs(laid, elements, edges, arcs);
+    this.cache.set(key, local);
     this.runs++;
     return local;
   }
+
 }
 
 /** What a container's own layout is made from (its DOT text says the same, at more cost). */
