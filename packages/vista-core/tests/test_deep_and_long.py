@@ -6,9 +6,11 @@ graph, so a model traces wherever it runs plainly, and its cost over the module 
 
 from __future__ import annotations
 
+import subprocess
 import sys
 import threading
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -84,8 +86,8 @@ def in_a_big_thread(work: Callable[[], Any]) -> Any:
     return result[0]
 
 
-def test_deep_nesting_traces_within_the_recursion_limit_of_the_plain_run() -> None:
-    depth = 3_000
+@pytest.mark.parametrize("depth", [3_000, pytest.param(10_000, marks=pytest.mark.slow)])
+def test_deep_nesting_traces_within_the_recursion_limit_of_the_plain_run(depth: int) -> None:
     model, x = deep(depth), torch.randn(1, 2)
 
     def work() -> tuple[torch.Tensor, vista_core.Capture]:
@@ -107,6 +109,50 @@ def test_deep_nesting_traces_within_the_recursion_limit_of_the_plain_run() -> No
     assert len(graph.modules) == 2 * depth
     assert graph.root.num_params == 6 * depth
     assert max(m.path.count(".") for m in graph.modules) == depth - 1
+
+
+_MEASURE = """
+import resource, sys
+sys.path.insert(0, sys.argv[1])
+import torch
+from test_deep_and_long import deep, in_a_big_thread
+import vista_core
+
+def work():
+    sys.setrecursionlimit(100_000)
+    model, x = deep(int(sys.argv[2])), torch.randn(1, 2)
+    before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+    graph = vista_core.trace(model, x)
+    grown = (resource.getrusage(resource.RUSAGE_SELF).ru_maxrss - before) * 1024
+    floor = sum(len(m.path) for m in graph.modules)
+    return floor, len(graph.to_json()), grown
+
+print(*in_a_big_thread(work))
+"""
+
+
+def _document_and_memory(depth: int) -> tuple[int, int, int]:
+    """(Σ len(path) over the module calls, document bytes, growth of the peak RSS during the
+    trace) of ``deep(depth)``, in a fresh process (the peak RSS is the process's)."""
+    done = subprocess.run([sys.executable, "-c", _MEASURE, str(Path(__file__).parent), str(depth)],
+                          capture_output=True, text=True, check=True)
+    floor, size, grown = map(int, done.stdout.split())
+    return floor, size, grown
+
+
+@pytest.mark.slow
+def test_document_and_trace_memory_are_linear_in_the_paths_of_the_module_calls() -> None:
+    """Every module call carries its full path (the name a user writes), so Σ len(path) is the
+    floor of the document, quadratic in the depth of this chain; the document and the trace's
+    memory stay within a constant factor of it, a factor that does not grow with the depth."""
+    ratios = {}
+    for depth in (1_000, 3_000):
+        floor, size, grown = _document_and_memory(depth)
+        ratios[depth] = size / floor, grown / floor
+    # The document holds two qualified parameter names per Linear and a constant part per record.
+    assert ratios[3_000][0] <= ratios[1_000][0]
+    assert ratios[3_000][0] < 3.0, ratios
+    assert ratios[3_000][1] < 10.0, ratios
 
 
 def test_a_long_chain_of_ops_in_one_module() -> None:

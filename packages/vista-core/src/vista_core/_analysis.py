@@ -65,16 +65,17 @@ def signatures(parents: Sequence[int | None], classes: Sequence[str], node_calls
             items[parent].append(child)
             child, parent = parent, parents[parent]
 
-    # Each call's slots from the root down, as text, so that a node's path below one of its
-    # calls is a slice (edges between calls need two paths each).
-    chains: list[tuple[str, ...]] = []
-    for call, parent in enumerate(parents):
-        chains.append(() if parent is None else (*chains[parent], str(call_slot[call])))
-
     def path(node: int, above: int) -> str:
         """Positions leading from call ``above`` down to ``node``: the slots of the calls in
-        between, then the node's own slot."""
-        return "/".join((*chains[node_calls[node]][depths[above]:], str(node_slot[node])))
+        between, then the node's own slot (walked up from the node: a prefix kept per call
+        would cost the square of the model's depth)."""
+        steps = [str(node_slot[node])]
+        call = node_calls[node]
+        for _ in range(depths[call] - depths[above]):
+            steps.append(str(call_slot[call]))
+            call = parents[call]  # type: ignore[assignment]  # below ``above``, so not the root
+        steps.reverse()
+        return "/".join(steps)
 
     wiring: list[list[str]] = [[] for _ in range(calls)]
     for source, source_port, target, target_port in edges:

@@ -65,7 +65,7 @@ _Tensor = torch.Tensor
 
 def _spec(value: Any) -> Any:
     if isinstance(value, _Tensor):
-        return TensorSpec(tuple(value.shape), value.stride(), value.dtype, value.device)
+        return _tuple_new(TensorSpec, (value.shape, value.stride(), value.dtype, value.device))
     kind = type(value)
     if kind is tuple or kind is list:
         return kind(map(_spec, value))
@@ -78,10 +78,26 @@ def _spec(value: Any) -> Any:
     return value
 
 
+_tuple_new = tuple.__new__
+# Argument types kept as they are: _spec()'s last case, decided sooner.
+_PLAIN = frozenset({int, float, bool, str, type(None), torch.dtype, torch.device})
+_NO_KWARGS: dict[str, Any] = {}
+
+
 def replay_spec(func: Callable[..., Any], args: tuple[Any, ...], kwargs: dict[str, Any]) -> Replay | None:
     """The op call with its tensors as specs; None for tensors without strides (nested, sparse)."""
     try:
-        return func, _spec(args), _spec(kwargs) if kwargs else {}
+        # _spec(args) for the common flat tuple, inlined (this runs for every op).
+        spec = []
+        for a in args:
+            kind = type(a)
+            if kind in _PLAIN:
+                spec.append(a)
+            elif isinstance(a, _Tensor):
+                spec.append(_tuple_new(TensorSpec, (a.shape, a.stride(), a.dtype, a.device)))
+            else:
+                spec.append(_spec(a))
+        return func, tuple(spec), _spec(kwargs) if kwargs else _NO_KWARGS
     except Exception:  # noqa: BLE001  # such tensors refuse stride(); their ops get no FLOPs
         return None
 
@@ -246,14 +262,19 @@ class _Flops:
 
 
 def add_costs(nodes: Sequence[Node], modules: Sequence[ModuleCall], call_modules: Sequence[Any],
-              parents: Sequence[int | None], replays: Sequence[Replay | None]) -> None:
+              parents: Sequence[int | None], replays: Sequence[Replay | None],
+              owned: dict[int, int] | None = None) -> None:
     """Fill in ``bytes`` of op, parameter and buffer nodes and ``bytes`` and ``param_bytes`` of
     module calls (subtree sums), and defer ``flops`` of op nodes and module calls until first
     read, on records just made by the tracer (no one holds them yet).
 
     ``call_modules[i]`` is the module (or function) of call ``i``, ``parents[i]`` its parent
     call's index (parents come before their children); ``replays[j]`` is node ``j``'s op call.
+    ``owned`` holds the bytes of each module's parameters and buffers, its children's included,
+    by module id, where known (made in linear time over the module tree; a module missing
+    from it, one made during the forward pass, is summed here).
     """
+    owned = {} if owned is None else owned
     index = {m.id: i for i, m in enumerate(modules)}
     activations = [0] * len(modules)
     ops = [j for j, node in enumerate(nodes) if node.kind == "op" and node.error is None]
@@ -282,7 +303,9 @@ def add_costs(nodes: Sequence[Node], modules: Sequence[ModuleCall], call_modules
             activations[parent] += activations[i]
     memo: dict[int, dict[int, int]] = {}
     for i, (call, module) in enumerate(zip(modules, call_modules)):
-        owned = sum(_owned_bytes(module, memo).values()) if isinstance(module, torch.nn.Module) else 0
+        held = owned.get(id(module))
+        if held is None:
+            held = sum(_owned_bytes(module, memo).values()) if isinstance(module, torch.nn.Module) else 0
         _setattr(call, "bytes", activations[i])
-        _setattr(call, "param_bytes", owned)
+        _setattr(call, "param_bytes", held)
         _setattr(call, "flops", deferred)

@@ -273,6 +273,17 @@ class Recorder(TorchFunctionMode):
     def _flows(self, value: object, name: str, into: list[Flow]) -> None:
         """Append the tensors inside ``value`` to ``into``, each with its source now."""
         if isinstance(value, _Tensor):
+            # _source()'s first case, inlined: most tensors a call receives or returns were
+            # produced by a recorded op and not written since.
+            entry = self.producers.get(id(value))
+            if entry is not None and entry[0]() is value:
+                try:
+                    version = value._version
+                except Exception:  # noqa: BLE001  # an inference tensor
+                    version = -1
+                if entry[3] == version != -1:
+                    into.append((name, entry[1], entry[2], entry[4]))
+                    return
             into.append((name, *self._source(value, _version(value))))
         elif isinstance(value, (list, tuple, dict)) or hasattr(value, "__dataclass_fields__"):
             for leaf_name, leaf in named_leaves(value, name):
@@ -313,6 +324,8 @@ class Recorder(TorchFunctionMode):
             if ((entry is None or entry[0]() is not t) and id(t) not in self.params
                     and not any(t is u for u in unseen) and self._alias_of(t) is None):
                 unseen.append(t)
+        if not unseen:
+            return
         module = call.module
         # A tensor the module holds as a plain attribute (a cached table) is a constant.
         held = getattr(module, "__dict__", {}).values()
@@ -489,7 +502,11 @@ class Recorder(TorchFunctionMode):
 
         arguments = node.arguments
         for a in args:
-            arguments.append((None, tensor_name(a) if isinstance(a, _Tensor) else describe(a, tensor_name)))
+            if isinstance(a, _Tensor):  # tensor_name(a), inlined: most arguments are tensors
+                port = positions[id(a)]
+                arguments.append((None, _TENSOR_TEXT[port] if port < _TENSOR_TEXTS else f"tensor#{port}"))
+            else:
+                arguments.append((None, describe(a, tensor_name)))
         for k, v in kwargs.items():
             arguments.append((k, describe(v, tensor_name)))
         produced = outs
@@ -497,19 +514,29 @@ class Recorder(TorchFunctionMode):
             produced = outs + [t for t in mutated if not any(t is o for o in outs)]
         outputs = node.outputs
         params = self.params
+        storages = self.storages
+        ref = weakref.ref
         for port, t in enumerate(produced):
-            meta = tensor_meta(t)
+            # tensor_meta(t) and _version(t), inlined (this runs for every output of every op).
+            try:
+                meta = (t.shape, t.dtype, t.device, t.requires_grad)
+            except Exception:  # noqa: BLE001  # as in tensor_meta()
+                meta = _odd_meta(t)
             outputs.append(meta)
             # An op that hands back a parameter itself (weight.to(its own dtype)) does not
             # become its producer unless it wrote it: other calls read the parameter, not this op.
             if id(t) not in params or any(t is m for m in mutated):
-                entry = producers[id(t)] = (weakref.ref(t), index, port, _version(t), meta)
+                try:
+                    version = t._version
+                except Exception:  # noqa: BLE001  # an inference tensor
+                    version = -1
+                entry = producers[id(t)] = (ref(t), index, port, version, meta)
                 try:
                     storage = t.untyped_storage()
                 except Exception:  # noqa: BLE001  # no storage of its own: a torch.func wrapper
                     self._remember_storage(t, entry)
                 else:
-                    self.storages[id(storage)] = (weakref.ref(storage), entry)
+                    storages[id(storage)] = (ref(storage), entry)
         for t in mutated:
             base = _base(t)
             entry = producers[id(t)]

@@ -6,7 +6,7 @@ import inspect
 import numbers
 import platform
 import sys
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -347,22 +347,33 @@ def named_modules(root: torch.nn.Module) -> list[tuple[str, torch.nn.Module]]:
     return found
 
 
-def _parameter_totals(root: torch.nn.Module) -> dict[int, int]:
+def _numel(t: torch.Tensor) -> int:
+    return t.numel()
+
+
+def _nbytes(t: torch.Tensor) -> int:
+    return t.numel() * t.element_size()
+
+
+def _parameter_totals(root: torch.nn.Module, tables: tuple[str, ...] = ("_parameters",),
+                      size: Callable[[torch.Tensor], int] = _numel) -> dict[int, int]:
     """{id(module): parameters in it and below it, each tensor counted once} for ``root`` and
     every module under it, in time linear in the module tree: a parameter with a single
     qualified name counts in each module above its owner through plain sums; only tensors with
-    several names (tied or in a shared module) are kept as sets, up to where they meet."""
+    several names (tied or in a shared module) are kept as sets, up to where they meet.
+    ``tables`` and ``size`` say what is counted: by default parameters, by their numel."""
     order = named_modules(root)
     names: dict[int, int] = {}
     numels: dict[int, int] = {}
     last: dict[int, tuple[int, torch.nn.Module]] = {}
     for index, (_, module) in enumerate(order):
         last[id(module)] = (index, module)
-        for p in module._parameters.values():
-            if p is not None:
-                names[id(p)] = names.get(id(p), 0) + 1
-                if id(p) not in numels:
-                    numels[id(p)] = p.numel()
+        for table in tables:
+            for p in getattr(module, table).values():
+                if p is not None:
+                    names[id(p)] = names.get(id(p), 0) + 1
+                    if id(p) not in numels:
+                        numels[id(p)] = size(p)
     # Every child's last appearance comes after its parent's: children are done first.
     unique: dict[int, int] = {}
     shared: dict[int, tuple[frozenset[int], int]] = {}
@@ -371,12 +382,13 @@ def _parameter_totals(root: torch.nn.Module) -> dict[int, int]:
     for _, module in sorted(last.values(), key=lambda item: -item[0]):
         count = 0
         own: set[int] = set()
-        for p in module._parameters.values():
-            if p is not None:
-                if names[id(p)] == 1:
-                    count += numels[id(p)]
-                else:
-                    own.add(id(p))
+        for table in tables:
+            for p in getattr(module, table).values():
+                if p is not None:
+                    if names[id(p)] == 1:
+                        count += numels[id(p)]
+                    else:
+                        own.add(id(p))
         tied = (frozenset(own), sum(numels[i] for i in own)) if own else none
         for child in module._modules.values():
             if child is not None:
@@ -563,7 +575,9 @@ def _build(rec: Recorder, output: Any, error: BaseException | None) -> Graph:
         )
         for n in rec.nodes
     )
-    add_costs(nodes, modules, [c.module for c in rec.calls], parents, [n.replay for n in rec.nodes])
+    owned = (_parameter_totals(rec.root.module, ("_parameters", "_buffers"), _nbytes)
+             if isinstance(rec.root.module, torch.nn.Module) else {})
+    add_costs(nodes, modules, [c.module for c in rec.calls], parents, [n.replay for n in rec.nodes], owned)
     first_nonfinite = None if rec.stats is None else add_stats(nodes, rec.stats)
     if rec.timer is not None:
         rec.timer.add_times(nodes, modules)
