@@ -242,6 +242,39 @@ describe("edges across open modules' borders", () => {
   });
 });
 
+describe("edges into an open module's header", () => {
+  it("cross it right of the header's text: a block's contents move right until its entry ports are", () => {
+    const index = readDocument(fixture("mlp"));
+    const state = toggle(index, stateAtDepth(index, 1, ALL), "m1");
+    const v = computeVisibleGraph(index, state);
+    const title = 250;
+    const graph = buildLayoutGraph(
+      v,
+      { item: (id) => ({ width: 60 + id.length * 3, height: 26 }), header: () => ({ height: 40, minWidth: 300, control: 40, title }) },
+      () => "",
+    );
+    const r = engine.layout(graph);
+    checkGeometry(v, r);
+    const box = r.rects["m1"]!;
+    const enter = r.edges.find((e) => e.id === "n0>n3")!.points;
+    const atBorder = enter.filter((p) => p.y >= box.y - 0.5 && p.y <= box.y + 40);
+    expect(atBorder.length).toBeGreaterThan(0);
+    // With the contents centred in the 300 px wide block, the edge crossed the header over the text.
+    for (const p of atBorder) expect(p.x - box.x).toBeGreaterThanOrEqual(title - 0.5);
+    // ... and straight down through it, to the port over the op it enters.
+    expect(Math.max(...atBorder.map((p) => p.x)) - Math.min(...atBorder.map((p) => p.x))).toBeLessThanOrEqual(0.5);
+    expect(box.x + box.width - 40).toBeGreaterThanOrEqual(atBorder[0]!.x);
+  });
+
+  it("reads Graphviz's curves without the overshoot of far-apart ranks close together", () => {
+    // One cubic from (0,0) to (300,32) whose control points reach 139 px below and above its ends.
+    const json = JSON.stringify({ bb: "0,0,300,200", objects: [], edges: [{ _gvid: 0, comment: "0", pos: "0,0 0,139 300,-107 300,32" }] });
+    const [a, b, c, d] = parseGraphvizJson(json).edges[0]!.points;
+    for (const p of [b!, c!]) expect(p.y >= a!.y && p.y <= d!.y, `control point at y=${p.y}`).toBe(true);
+    expect([b!.x, c!.x]).toEqual([0, 300]); // still leaving and arriving vertically
+  });
+});
+
 describe("stacks of open layers", () => {
   it("stay aligned, although each layer's exit is not above its entry", () => {
     // Llama-like: every layer reads cos and sin and the previous layer, and writes a cache; at

@@ -251,6 +251,7 @@ BUILDERS: dict[str, Callable[[], dict[str, Any]]] = {
     "gpt2": gpt2,
     "gpt2_24": lambda: gpt2(24),
     "llama_32": llama,
+    "llama_4": lambda: llama(4),
     "t5": t5,
     "t5_deep": t5_deep,
     "whisper": whisper,

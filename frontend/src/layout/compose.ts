@@ -71,24 +71,43 @@ function pieceInfo(tree: LayoutTree, origins: ReadonlyMap<string, Point>, p: Pie
 }
 
 /**
- * Each route's pieces joined into one Bézier chain (a vertical S between the end of one
- * piece and the start of the next); a label shared by several routes is drawn once.
+ * Each route's pieces joined into one Bézier chain, a straight vertical run between the end of
+ * one piece and the start of the next; a label shared by several routes is drawn once.
  */
 export function stitch(tree: LayoutTree, routes: readonly Route[], origins: ReadonlyMap<string, Point>): EdgeRoute[] {
   const labelsDrawn = new Set<string>();
   return routes.map((r) => {
     const points: Point[] = [];
+    let previous: Piece | null = null;
     for (const piece of r.pieces) {
       const next = pieceInfo(tree, origins, piece).points;
       if (next.length === 0) continue;
       const last = points[points.length - 1];
       const first = next[0] as Point;
-      if (last === undefined) {
+      if (last === undefined || previous === null) {
         points.push(...next);
+        previous = piece;
         continue;
       }
-      const dy = (first.y - last.y) / 2;
-      points.push({ x: last.x, y: last.y + dy }, { x: first.x, y: first.y - dy }, first, ...next.slice(1));
+      // An outer piece meets a module's border at the field nearest to the inner piece's port
+      // (dot.ts), up to half a field beside it: its end (or start) and the control point next
+      // to it move over the port, so the route crosses the border and the header straight.
+      if (tree.parentOf.get(previous.container) === piece.container) {
+        for (const k of [0, 1]) {
+          const p = next[k] as Point;
+          next[k] = { x: p.x + last.x - first.x, y: p.y };
+        }
+      } else {
+        for (const k of [points.length - 2, points.length - 1]) {
+          const p = points[k] as Point;
+          points[k] = { x: p.x + first.x - last.x, y: p.y };
+        }
+      }
+      const end = points[points.length - 1] as Point;
+      const start = next[0] as Point;
+      const dy = (start.y - end.y) / 3;
+      points.push({ x: end.x, y: end.y + dy }, { x: start.x, y: start.y - dy }, start, ...next.slice(1));
+      previous = piece;
     }
     let label: EdgeRoute["label"] = null;
     if (r.labelPiece !== null) {

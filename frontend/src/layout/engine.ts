@@ -99,12 +99,14 @@ export class LayoutEngine {
     }
     this.current.set(id, { inputs, local });
     w.local = local;
-    // The layout is centred in the block, which is widened on the right when an entry port
-    // lies under the header's controls: the edge to it then crosses the header straight,
-    // beside them. A segment has no border, header or control of its own (see segments.ts).
+    // The layout is centred in the block, moved right when an entry port lies under the
+    // header's text and widened on the right when one lies under its controls: the edge to it
+    // then crosses the header straight, between them. A segment has no border, header or
+    // control of its own (see segments.ts).
     const padding = tree.segments.has(id) ? 0 : CONTAINER_PADDING;
-    const width = Math.max(w.spec.minWidth, local.width + 2 * padding);
-    w.inset = (width - local.width) / 2;
+    const centred = Math.max(w.spec.minWidth, local.width + 2 * padding);
+    w.inset = Math.max((centred - local.width) / 2, w.spec.title - leftmostEntry(local, w.inPorts.size));
+    const width = Math.max(centred, w.inset + local.width + padding);
     w.width = width + controlClearance(width, w.inset, local, w.inPorts.size, w.spec.control);
     w.height = w.spec.header + local.height + padding;
   }
@@ -196,6 +198,13 @@ function borderFieldOf(tree: LayoutTree, w: Work, name: string, source: string, 
   const k = (kind === "i" ? child.inPorts : child.outPorts).get(source);
   const at = k === undefined ? undefined : child.local.nodes.get(`${kind}${k}`);
   return at === undefined ? undefined : borderField(child.width, child.inset + at.x, kind === "i", child.spec.control);
+}
+
+/** The x of the leftmost entry port i0..i(n-1) of `local`; +Infinity when it has none. */
+function leftmostEntry(local: GraphvizLayout, inPorts: number): number {
+  let left = Infinity;
+  for (let k = 0; k < inPorts; k++) left = Math.min(left, local.nodes.get(`i${k}`)?.x ?? Infinity);
+  return left;
 }
 
 /**

@@ -54,7 +54,25 @@ export function parseGraphvizJson(text: string): GraphvizLayout {
       if (token === "" || token.startsWith("s,") || token.startsWith("e,")) continue;
       points.push(point(token, minX, minY));
     }
-    edges[k] = { points, label: e.lp === undefined ? null : point(e.lp, minX, minY) };
+    edges[k] = { points: downward(points), label: e.lp === undefined ? null : point(e.lp, minX, minY) };
   }
   return { width: Math.abs(urx - llx), height: Math.abs(ury - lly), nodes, edges };
+}
+
+/**
+ * A Bézier chain with each downward cubic's control points kept between its ends' heights, so
+ * that it never overshoots them: between two close ranks far apart sideways, Graphviz's reach
+ * far above and below, and the curve dipped into the header of the box it enters.
+ */
+function downward(points: Point[]): Point[] {
+  for (let i = 0; i + 3 < points.length; i += 3) {
+    const [a, b, c, d] = [points[i] as Point, points[i + 1] as Point, points[i + 2] as Point, points[i + 3] as Point];
+    if (d.y <= a.y + 1) continue;
+    // A control point beyond the far end moves to mid-height (the curve still leaves and
+    // arrives vertically); one just short of its own end is kept there.
+    const middle = (a.y + d.y) / 2;
+    points[i + 1] = { x: b.x, y: b.y > d.y ? middle : Math.max(b.y, a.y) };
+    points[i + 2] = { x: c.x, y: c.y < a.y ? middle : Math.min(c.y, d.y) };
+  }
+  return points;
 }

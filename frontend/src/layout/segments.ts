@@ -34,7 +34,7 @@ export function segmentGraph(graph: LayoutGraph): { graph: LayoutGraph; segments
       segments.add(id);
       members.push(id);
       const part = c.members.slice(start, start + SEGMENT_MEMBERS);
-      pending.push({ id, parent: c.id, members: part, header: 0, minWidth: 0, control: 0 });
+      pending.push({ id, parent: c.id, members: part, header: 0, minWidth: 0, control: 0, title: 0 });
     }
     pending.push({ ...c, members });
   }

@@ -108,6 +108,10 @@ export function itemLook(item: VisibleItem, paths: (ids: readonly string[]) => s
 
 /** Space right of a header's controls (the toggle is drawn this far in from the box's right edge). */
 export const CONTROL_INSET = 6;
+/** Where the header's text starts, from the box's left edge (the renderer draws it there). */
+export const HEADER_TEXT_X = 12;
+/** How far right of the header's text an edge entering the box stays, so it never crosses it. */
+const TITLE_CLEARANCE = 8;
 /** How far left of its controls an edge entering the box stays, so it never runs under them. */
 const CONTROL_CLEARANCE = 18;
 
@@ -115,15 +119,17 @@ const CONTROL_CLEARANCE = 18;
  * Header lines of an open module box, the width they need, and the width at its right end
  * that its controls take (no edge enters the box there; the layout is told, not copying it).
  */
-export function headerLook(c: VisibleContainer, measure: Measure): { lines: TextLine[]; minWidth: number; control: number } {
+export function headerLook(c: VisibleContainer, measure: Measure): { lines: TextLine[]; minWidth: number; control: number; title: number } {
   const m = c.module;
   const parts = [m.path === "" ? "(model)" : m.path, paramText(m.num_params)];
   if (c.peek > 0) parts.push(`1 of ${c.peek}, all identical`);
   const sub = c.group !== undefined ? leafGroupSize(c.group) : parts.join(" · ");
   const lines = [line(m.class_name, 12, 700), line(sub, 10.5, 400, true, 72)];
+  const text = widthOf(lines, measure);
   return {
     lines,
-    minWidth: widthOf(lines, measure) + 24 + controlsWidth(c.run) + 10,
+    minWidth: text + 24 + controlsWidth(c.run) + 10,
+    title: HEADER_TEXT_X + text + TITLE_CLEARANCE,
     control: CONTROL_INSET + controlsWidth(c.run) + CONTROL_CLEARANCE,
   };
 }

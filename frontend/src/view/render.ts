@@ -9,7 +9,7 @@ import { formatShapes } from "../model/format";
 import type { VisibleGraph } from "../model/visible";
 import type { LayoutResult, Point, Rect } from "../layout/types";
 import type { GraphAction } from "./actions";
-import { CONTROL_INSET, foldButtonWidth, TOGGLE_SIZE, type Look, type TextLine } from "./looks";
+import { CONTROL_INSET, foldButtonWidth, HEADER_TEXT_X, TOGGLE_SIZE, type Look, type TextLine } from "./looks";
 import { FONT_FAMILY, LABEL_FAMILY } from "./measure";
 import type { Palette } from "./theme";
 import { routesById, windowIndex } from "./virtual";
@@ -172,7 +172,7 @@ export class GraphRenderer {
         drawToggle(el, local, "−", palette);
         if (c.run > 0) drawFoldBack(el, local, c.run, palette);
         const title = this.layers.titles.append("g").attr("class", "vista-module-title").attr("data-id", c.id);
-        drawLines(title, lines, 12, 8, "start", palette.text, palette, fill);
+        drawLines(title, lines, HEADER_TEXT_X, 8, "start", palette.text, palette, fill);
         kept = { el: el.node() as SVGGElement, key, position: "", title: title.node() as SVGGElement };
       }
       const position = translate(r);

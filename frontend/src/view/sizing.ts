@@ -22,7 +22,7 @@ export function sizeVisibleGraph(index: GraphIndex, visible: VisibleGraph, measu
   const looks = new Map<string, Look>();
   for (const item of visible.items.values()) looks.set(item.id, itemLook(item, paths, measure));
   const headers = new Map<string, readonly TextLine[]>();
-  const headerSizes = new Map<string, { minWidth: number; control: number }>();
+  const headerSizes = new Map<string, { minWidth: number; control: number; title: number }>();
   for (const c of visible.containers.values()) {
     const h = headerLook(c, measure);
     headers.set(c.id, h.lines);
@@ -36,7 +36,10 @@ export function sizeVisibleGraph(index: GraphIndex, visible: VisibleGraph, measu
         const l = looks.get(id);
         return { width: l?.width ?? 40, height: l?.height ?? 24 };
       },
-      header: (id) => ({ height: HEADER_HEIGHT, minWidth: headerSizes.get(id)?.minWidth ?? 100, control: headerSizes.get(id)?.control ?? 0 }),
+      header: (id) => {
+        const h = headerSizes.get(id);
+        return { height: HEADER_HEIGHT, minWidth: h?.minWidth ?? 100, control: h?.control ?? 0, title: h?.title ?? 0 };
+      },
     },
     (id) => labels.get(id) ?? "",
   );
