@@ -105,7 +105,7 @@ export class LayoutEngine {
     // control of its own (see segments.ts).
     const padding = tree.segments.has(id) ? 0 : CONTAINER_PADDING;
     const centred = Math.max(w.spec.minWidth, local.width + 2 * padding);
-    w.inset = Math.max((centred - local.width) / 2, w.spec.title - leftmostEntry(local, w.inPorts.size));
+    w.inset = Math.max((centred - local.width) / 2, (w.spec.title ?? 0) - leftmostEntry(local, w.inPorts.size));
     const width = Math.max(centred, w.inset + local.width + padding);
     w.width = width + controlClearance(width, w.inset, local, w.inPorts.size, w.spec.control);
     w.height = w.spec.header + local.height + padding;

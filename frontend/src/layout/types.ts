@@ -22,8 +22,8 @@ export interface LayoutContainerSpec {
   readonly minWidth: number;
   /** Width at the right end of the header kept for its controls (+/−, fold back): no edge enters there. */
   readonly control: number;
-  /** Width at the left end of the header its text takes: no edge crosses the header there. */
-  readonly title: number;
+  /** Width at the left end of the header its text takes: no edge crosses the header there (0 if absent). */
+  readonly title?: number;
 }
 
 export interface LayoutEdgeSpec {
