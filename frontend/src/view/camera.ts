@@ -184,6 +184,11 @@ export class Camera {
     select(this.svg).call(this.behavior.transform, t);
   }
 
+  /** The graph area changed size just now (the details panel opened): measure it on next use. */
+  remeasure(): void {
+    this.size = null;
+  }
+
   /** The graph area's size, kept by a ResizeObserver: reading it never forces a reflow. */
   private viewSize(): { width: number; height: number } {
     if (this.size === null) {

@@ -565,6 +565,8 @@ export class Viewer {
       appendInsight(panel, index, id, members);
     }
     this.hooks.details?.(panel, id);
+    // The panel narrows the graph area before the ResizeObserver says so: a jump frames the new size.
+    if (this.chrome.details.hidden) this.camera.remeasure();
     this.chrome.details.hidden = false;
   }
 
