@@ -104,7 +104,8 @@ export async function exportPng(src: ExportSource, scale = 2): Promise<Blob> {
 
 /**
  * ASCII for what the viewer writes outside WinAnsi (the standard PDF fonts' encoding), for a
- * page without a text font; with one, the font has these glyphs.
+ * page without a text font; with one, the font has these glyphs. vista-render-html's
+ * _font.PDF_STAND_INS lists the same characters (a test keeps them equal): alone, they call for no font.
  */
 const STAND_INS: Readonly<Record<string, string>> = { "\u2212": "-", "\u2192": "->", "\u2026": "...", "\u0394": "~", "\u2191": "^", "\u2193": "v" };
 const STAND_IN = /[\u2212\u2192\u2026\u0394\u2191\u2193]/g;

@@ -10,12 +10,14 @@ import re
 import subprocess
 import sys
 import zlib
+from pathlib import Path
 from typing import Any
 
+import pytest
 from fontTools.ttLib import TTFont
 
 from vista_render_html import render_html
-from vista_render_html._font import FONT_FAMILY, document_characters, font_characters, text_font
+from vista_render_html._font import FONT_FAMILY, PDF_STAND_INS, document_characters, font_characters, text_font
 
 NAMES = {
     "cjk": "编码器",
@@ -105,3 +107,15 @@ def test_characters_come_from_every_string_and_key() -> None:
     assert font_characters({"\u200b"}) is None  # a format character draws nothing
     wanted = font_characters({"值"})
     assert wanted is not None and "值" in wanted and "A" in wanted
+
+
+def test_the_pdf_stand_ins_are_the_viewer_s() -> None:
+    """The characters the PDF export draws as ASCII without a font (export.ts's STAND_INS) are the
+    ones that do not call for a font here."""
+    export = Path(__file__).resolve().parents[3] / "frontend" / "src" / "view" / "export.ts"
+    if not export.is_file():
+        pytest.skip("not a monorepo checkout: frontend/ is absent (e.g. testing an sdist)")
+    found = re.search(r"const STAND_INS: [^=]*= \{([^}]*)\}", export.read_text(encoding="utf-8"))
+    assert found is not None
+    keys = {chr(int(code, 16)) for code in re.findall(r'"\\u([0-9a-fA-F]{4})":', found.group(1))}
+    assert keys == PDF_STAND_INS

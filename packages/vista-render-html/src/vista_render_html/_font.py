@@ -25,7 +25,15 @@ from ._exceptions import BundleMissingError
 if TYPE_CHECKING:
     from fontTools.ttLib import TTFont
 
-__all__ = ["FONT_FAMILY", "SOURCE_FONTS", "document_characters", "font_characters", "font_payload", "text_font"]
+__all__ = [
+    "FONT_FAMILY",
+    "PDF_STAND_INS",
+    "SOURCE_FONTS",
+    "document_characters",
+    "font_characters",
+    "font_payload",
+    "text_font",
+]
 
 #: The family the viewer draws and exports these characters in (frontend/src/view/text-font.ts).
 FONT_FAMILY = "Vista Text"
@@ -34,9 +42,9 @@ FONT_FAMILY = "Vista Text"
 #: them; CJK is drawn glyph by glyph.
 SOURCE_FONTS = (("DejaVuSans.ttf", True), ("DroidSansFallback.ttf", False))
 
-# Drawn by the PDF export with ASCII stand-ins in Latin-only documents (see export.ts), so they
-# alone do not call for a font.
-_PDF_STAND_INS = frozenset("\u2212\u2192\u2026\u0394\u2191\u2193")
+#: Drawn by the PDF export with ASCII stand-ins in Latin-only documents (export.ts STAND_INS, which
+#: a test keeps equal), so they alone do not call for a font.
+PDF_STAND_INS = frozenset("\u2212\u2192\u2026\u0394\u2191\u2193")
 # What the viewer itself writes next to the names (ellipses, shapes, arrows, badges): with a font,
 # the PDF draws them in it, since a name run is one font.
 _VIEWER_TEXT = frozenset(chr(c) for c in range(0x20, 0x7F)) | frozenset("×·µ−→…Δ↑↓")
@@ -60,7 +68,7 @@ def document_characters(document: Any) -> set[str]:
 
 def _needs_font(c: str) -> bool:
     # Controls, format characters, surrogates and private-use code points have nothing to draw.
-    return ord(c) > 0xFF and c not in _PDF_STAND_INS and not unicodedata.category(c).startswith("C")
+    return ord(c) > 0xFF and c not in PDF_STAND_INS and not unicodedata.category(c).startswith("C")
 
 
 def font_characters(characters: Iterable[str]) -> frozenset[str] | None:
