@@ -12,6 +12,7 @@
 import { addArcs, arcEdges } from "./arcs";
 import { bundle, BUNDLE_MIN } from "./bundles";
 import { place, stitch } from "./compose";
+import { localLabels } from "./labels";
 import { borderField, dotLabel, elementIndex, toDot, type LocalEdge, type LocalElement } from "./dot";
 import { parseGraphvizJson, type GraphvizLayout } from "./graphviz";
 import { routeEdges } from "./route";
@@ -129,7 +130,7 @@ export class LayoutEngine {
     const laid =
       (short === null ? null : stretched(parseGraphvizJson(this.render(toDot({ ...graph, elements: short }, arcs))), elements, short)) ??
       parseGraphvizJson(this.render(arcs.size === 0 ? dot : toDot(graph, arcs)));
-    const local = addArcs(laid, elements, edges, arcs);
+    const local = localLabels(addArcs(laid, elements, edges, arcs), elements, edges);
     this.cache.set(key, local);
     this.runs++;
     return local;
