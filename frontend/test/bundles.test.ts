@@ -1,18 +1,13 @@
-import { instance } from "@viz-js/viz";
 import { beforeAll, describe, expect, it } from "vitest";
 import { BUNDLE_MIN } from "../src/layout/bundles";
 import { LayoutEngine } from "../src/layout/engine";
 import type { LayoutGraph, LayoutResult, Point, Rect } from "../src/layout/types";
+import { graphvizRender } from "./helpers";
 
 let render: (dot: string) => string;
 
 beforeAll(async () => {
-  const viz = await instance();
-  render = (dot) => {
-    const r = viz.render(dot, { format: "json0", yInvert: true });
-    if (r.status !== "success") throw new Error(r.errors.map((e) => e.message).join("; "));
-    return r.output;
-  };
+  render = await graphvizRender();
 });
 
 /** Lays `graph` out with a fresh engine, keeping every DOT text Graphviz was given. */

@@ -1,3 +1,4 @@
+import { instance } from "@viz-js/viz";
 /** Test helpers: fixture loading and a small builder for synthetic graph documents. */
 import { readFileSync } from "node:fs";
 import path from "node:path";
@@ -235,5 +236,15 @@ export function stackDiff(): Record<string, unknown> {
       modules: same(["m0", "m1", "m2", "m3", "m4"]),
       nodes: [...same(["n0", "n1", "n2", "n3", "n4", "n5", "n6"]), ["n7", "n10", "n10"]],
     },
+  };
+}
+
+/** Graphviz in WebAssembly, rendering a dot string to the json0 the layout engine reads. */
+export async function graphvizRender(): Promise<(dot: string) => string> {
+  const viz = await instance();
+  return (dot) => {
+    const r = viz.render(dot, { format: "json0", yInvert: true });
+    if (r.status !== "success") throw new Error(r.errors.map((e) => e.message).join("; "));
+    return r.output;
   };
 }

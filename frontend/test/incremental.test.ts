@@ -1,4 +1,3 @@
-import { instance } from "@viz-js/viz";
 import { beforeAll, describe, expect, it } from "vitest";
 import { LayoutEngine } from "../src/layout/engine";
 import { buildLayoutGraph } from "../src/layout/request";
@@ -7,17 +6,12 @@ import { readDocument, type GraphIndex } from "../src/model/document";
 import { formatShapes } from "../src/model/format";
 import { expandAll, stateAtDepth, toggle, type ViewState } from "../src/model/state";
 import { computeVisibleGraph } from "../src/model/visible";
-import { fixture, stackedBlocks, withCacheOutputs } from "./helpers";
+import { fixture, graphvizRender, stackedBlocks, withCacheOutputs } from "./helpers";
 
 let render: (dot: string) => string;
 
 beforeAll(async () => {
-  const viz = await instance();
-  render = (dot) => {
-    const r = viz.render(dot, { format: "json0", yInvert: true });
-    if (r.status !== "success") throw new Error(r.errors.map((e) => e.message).join("; "));
-    return r.output;
-  };
+  render = await graphvizRender();
 });
 
 const ALL = { showParameters: true, showConstants: true };

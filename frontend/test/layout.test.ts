@@ -1,4 +1,3 @@
-import { instance } from "@viz-js/viz";
 import { beforeAll, describe, expect, it } from "vitest";
 import { ARC_BUDGET, ARC_GAP, arcEdges } from "../src/layout/arcs";
 import { borderField, dotLabel, FIELD_WIDTH, fieldCount, toDot, type LocalEdge } from "../src/layout/dot";
@@ -11,7 +10,7 @@ import { readDocument, type GraphIndex } from "../src/model/document";
 import { formatShapes } from "../src/model/format";
 import { expandAll, stateAtDepth, toggle, type ViewState } from "../src/model/state";
 import { computeVisibleGraph, type VisibleGraph } from "../src/model/visible";
-import { fixture, ropeStack, stackedBlocks } from "./helpers";
+import { fixture, graphvizRender, ropeStack, stackedBlocks } from "./helpers";
 
 /** The header controls' width the tests' sizer gives (the view's for a module that is not in an unfolded run). */
 const CONTROL_ZONE = 40;
@@ -19,12 +18,7 @@ let engine: LayoutEngine;
 let render: (dot: string) => string;
 
 beforeAll(async () => {
-  const viz = await instance();
-  render = (dot) => {
-    const r = viz.render(dot, { format: "json0", yInvert: true });
-    if (r.status !== "success") throw new Error(r.errors.map((e) => e.message).join("; "));
-    return r.output;
-  };
+  render = await graphvizRender();
   engine = new LayoutEngine(render);
 });
 

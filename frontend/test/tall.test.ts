@@ -1,19 +1,14 @@
-import { instance } from "@viz-js/viz";
 import { beforeAll, describe, expect, it } from "vitest";
 import { LayoutEngine } from "../src/layout/engine";
 import type { GraphvizLayout } from "../src/layout/graphviz";
 import { TALL_HEIGHT, shortened, stretched } from "../src/layout/tall";
 import type { LayoutGraph, Rect } from "../src/layout/types";
+import { graphvizRender } from "./helpers";
 
 let render: (dot: string) => string;
 
 beforeAll(async () => {
-  const viz = await instance();
-  render = (dot) => {
-    const r = viz.render(dot, { format: "json0", yInvert: true });
-    if (r.status !== "success") throw new Error(r.errors.map((e) => e.message).join("; "));
-    return r.output;
-  };
+  render = await graphvizRender();
 });
 
 describe("tall elements laid out short", () => {
