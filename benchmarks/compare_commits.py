@@ -21,7 +21,9 @@ import sys
 import tempfile
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parent.parent
+if __package__ in (None, ""):  # run as a file
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+from benchmarks._commits import ROOT, commit_trees, publish, run_with_sources
 
 _CHILD = """
 import gc, json, statistics, sys, time
@@ -43,17 +45,9 @@ print(json.dumps(ratios))
 """
 
 
-def _python_path(tree: Path) -> str:
-    return ":".join(str(src) for src in sorted((tree / "packages").glob("*/src")))
-
-
 def _measure(tree: Path, rounds: int) -> list[float]:
-    done = subprocess.run(
-        [sys.executable, "-c", _CHILD, str(ROOT), str(rounds)],
-        env={"PYTHONPATH": _python_path(tree), "PATH": "/usr/bin:/bin"},
-        capture_output=True, text=True, check=True,
-    )
-    ratios: list[float] = json.loads(done.stdout.strip().splitlines()[-1])
+    stdout = run_with_sources(tree, _CHILD, str(ROOT), str(rounds))
+    ratios: list[float] = json.loads(stdout.strip().splitlines()[-1])
     return ratios
 
 
@@ -66,19 +60,10 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--out", type=Path, help="append the report to this markdown file")
     args = parser.parse_args(argv)
     samples: dict[str, list[list[float]]] = {args.old: [], args.new: []}
-    with tempfile.TemporaryDirectory() as tmp:
-        trees = {}
-        for rev in (args.old, args.new):
-            trees[rev] = Path(tmp) / rev.replace("/", "_")
-            subprocess.run(["git", "-C", str(ROOT), "worktree", "add", "-q", "--detach", str(trees[rev]), rev],
-                           check=True)
-        try:
-            for _ in range(args.pairs):
-                for rev in (args.old, args.new):
-                    samples[rev].append(_measure(trees[rev], args.rounds))
-        finally:
-            for tree in trees.values():
-                subprocess.run(["git", "-C", str(ROOT), "worktree", "remove", "--force", str(tree)], check=False)
+    with tempfile.TemporaryDirectory() as tmp, commit_trees((args.old, args.new), Path(tmp)) as trees:
+        for _ in range(args.pairs):
+            for rev in (args.old, args.new):
+                samples[rev].append(_measure(trees[rev], args.rounds))
     medians = {rev: statistics.median(r for run in runs for r in run) for rev, runs in samples.items()}
     lines = [f"### {datetime.datetime.now(datetime.timezone.utc):%Y-%m-%d %H:%M} UTC: {args.old} vs {args.new}", "",
              f"BERT-base, 1 torch thread, {args.pairs} alternating processes per commit, "
@@ -90,11 +75,7 @@ def main(argv: list[str] | None = None) -> int:
                              text=True, check=True).stdout.strip()
         lines.append(f"| `{rev}` ({sha}) | {medians[rev]:.3f}× | {per} |")
     lines += ["", f"new / old: **{medians[args.new] / medians[args.old]:.3f}**", ""]
-    report = "\n".join(lines)
-    print(report)
-    if args.out:
-        with args.out.open("a", encoding="utf-8") as handle:
-            handle.write(report + "\n")
+    publish("\n".join(lines), args.out)
     return 0
 
 

@@ -22,7 +22,6 @@ import argparse
 import datetime
 import json
 import statistics
-import subprocess
 import sys
 import tempfile
 from collections.abc import Callable
@@ -32,10 +31,8 @@ from typing import Any
 if __package__ in (None, ""):  # run as a file
     sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from benchmarks._browser import VIEWPORT, launch, open_page
+from benchmarks._commits import commit_trees, publish, run_with_sources
 from benchmarks.page_bench import _ALL_DRAWN, _BOX_IS, _TIMED_CLICK, VISTA_DRAWN, _toggle_target, gpt2_document
-
-ROOT = Path(__file__).resolve().parent.parent
-WORKTREE = "WORKTREE"
 
 _RENDER = """
 import sys
@@ -48,13 +45,8 @@ Path(sys.argv[2]).write_text(render_html(Path(sys.argv[1]).read_text(encoding="u
 _EXPAND_ALL = '.vista-viewer [data-action="expand-all"]'
 
 
-def _python_path(tree: Path) -> str:
-    return ":".join(str(src) for src in sorted((tree / "packages").glob("*/src")))
-
-
 def _render(tree: Path, document: Path, page: Path) -> None:
-    subprocess.run([sys.executable, "-c", _RENDER, str(document), str(page)],
-                   env={"PYTHONPATH": _python_path(tree), "PATH": "/usr/bin:/bin"}, check=True)
+    run_with_sources(tree, _RENDER, str(document), str(page))
 
 
 _CATEGORIES = ["devtools.timeline", "disabled-by-default-devtools.timeline", "toplevel"]
@@ -170,22 +162,11 @@ def main(argv: list[str] | None = None) -> int:
         doc_path.write_text(json.dumps(document), encoding="utf-8")
         pages: dict[str, Path] = {}
         sizes: dict[str, int] = {}
-        added: list[Path] = []
-        try:
-            for rev in (args.old, args.new):
-                if rev == WORKTREE:
-                    tree = ROOT
-                else:
-                    tree = Path(tmp) / rev.replace("/", "_")
-                    subprocess.run(["git", "-C", str(ROOT), "worktree", "add", "-q", "--detach", str(tree), rev],
-                                   check=True)
-                    added.append(tree)
+        with commit_trees((args.old, args.new), Path(tmp)) as trees:
+            for rev, tree in trees.items():
                 pages[rev] = Path(tmp) / f"{rev.replace('/', '_')}.html"
                 _render(tree, doc_path, pages[rev])
                 sizes[rev] = pages[rev].stat().st_size
-        finally:
-            for tree in added:
-                subprocess.run(["git", "-C", str(ROOT), "worktree", "remove", "--force", str(tree)], check=False)
         samples = compare(pages, box, len(document["nodes"]), args.rounds)
     old, new = args.old, args.new
     lines = [f"### {datetime.datetime.now(datetime.timezone.utc):%Y-%m-%d %H:%M} UTC: page of {old} vs {new}", "",
@@ -203,12 +184,8 @@ def main(argv: list[str] | None = None) -> int:
             lines.append(f"| {label}, {what} | {statistics.median(a):.1f} ms | {statistics.median(b):.1f} ms "
                          f"| {ratio} |")
     lines.append("")
-    report = "\n".join(lines)
-    print(report)
     print(json.dumps(samples), file=sys.stderr)
-    if args.out:
-        with args.out.open("a", encoding="utf-8") as handle:
-            handle.write(report + "\n")
+    publish("\n".join(lines), args.out)
     return 0
 
 
