@@ -15,7 +15,10 @@ from importlib import resources
 from ._embed import gzip_base64
 from ._exceptions import BundleMissingError
 
-__all__ = ["ASSETS", "BUNDLE_FILES", "BUNDLE_NAME", "asset_payload", "bundle_bytes", "bundle_payload", "static_bytes"]
+__all__ = [
+    "ASSETS", "BUNDLE_FILES", "BUNDLE_NAME", "asset_payload", "bundle_bytes", "bundle_payload", "shipped_bytes",
+    "static_bytes",
+]
 
 BUNDLE_NAME = "vista-viewer.js"
 #: The assets by the name the page's loader passes them under (see frontend/src/assets.ts).
@@ -24,16 +27,24 @@ ASSETS = {"graphviz": "vista-graphviz.wasm.deflate", "pdf": "vista-pdf.js.deflat
 BUNDLE_FILES = (BUNDLE_NAME, *ASSETS.values())
 
 
+def shipped_bytes(folder: str, name: str, missing: str) -> bytes:
+    """A file shipped in this package's ``folder``; :class:`BundleMissingError` saying ``missing``
+    when this installation lacks it."""
+    resource = resources.files("vista_render_html") / folder / name
+    if not resource.is_file():
+        raise BundleMissingError(missing)
+    return resource.read_bytes()
+
+
 def static_bytes(name: str) -> bytes:
     """One file of the shipped build; :class:`BundleMissingError` when this installation lacks it."""
-    resource = resources.files("vista_render_html") / "static" / name
-    if not resource.is_file():
-        raise BundleMissingError(
-            f"The viewer file static/{name} is missing from this vista-render-html installation. "
-            "In a source checkout, build the frontend (cd frontend && npm ci && npm run build), which writes "
-            "static/; otherwise reinstall vista-render-html."
-        )
-    return resource.read_bytes()
+    return shipped_bytes(
+        "static",
+        name,
+        f"The viewer file static/{name} is missing from this vista-render-html installation. "
+        "In a source checkout, build the frontend (cd frontend && npm ci && npm run build), which writes "
+        "static/; otherwise reinstall vista-render-html.",
+    )
 
 
 def bundle_bytes() -> bytes:

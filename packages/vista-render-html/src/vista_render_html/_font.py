@@ -17,10 +17,9 @@ import unicodedata
 import zlib
 from collections.abc import Iterable
 from functools import lru_cache
-from importlib import resources
 from typing import TYPE_CHECKING, Any
 
-from ._exceptions import BundleMissingError
+from ._bundle import shipped_bytes
 
 if TYPE_CHECKING:
     from fontTools.ttLib import TTFont
@@ -204,10 +203,9 @@ def _coverage(name: str) -> frozenset[int]:
 
 @lru_cache(maxsize=2)
 def _source(name: str) -> bytes:
-    resource = resources.files("vista_render_html") / "fonts" / name
-    if not resource.is_file():
-        raise BundleMissingError(
-            f"The font fonts/{name} is missing from this vista-render-html installation; reinstall "
-            "vista-render-html (it draws names outside Latin-1 with it)."
-        )
-    return resource.read_bytes()
+    return shipped_bytes(
+        "fonts",
+        name,
+        f"The font fonts/{name} is missing from this vista-render-html installation; reinstall "
+        "vista-render-html (it draws names outside Latin-1 with it).",
+    )
