@@ -58,6 +58,8 @@ NAMESPACES: dict[str, Any] = {
     "torch.special": torch.special,
     "torch.overrides": torch.overrides,
     "torch.nn.modules.module": nn_module,
+    # Vista routes its calls to the recorder during a trace (torch-function modes do not see them).
+    "torch.jit.ScriptFunction": torch.jit.ScriptFunction,
 }
 
 #: Python's own bookkeeping, not ours: the warnings machinery creates ``__warningregistry__``

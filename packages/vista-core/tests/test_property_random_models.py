@@ -58,7 +58,7 @@ LAYERS = ("linear", "linear_nobias", "layernorm", "batchnorm", "dropout", "conv1
 FUNCS = ("relu", "gelu", "tanh", "sigmoid_method", "scale", "radd", "softmax", "inplace", "setitem",
          "inplace_view", "getitem_index", "where", "reshape", "chunk_cat", "matmul_factory", "const_attr",
          "einsum", "item_branch", "shape_number", "detach", "dtype_roundtrip", "nan_to_num", "unbind_stack",
-         "linalg", "fft", "special", "sdpa", "vmap", "user_mode")
+         "linalg", "fft", "special", "sdpa", "vmap", "user_mode", "script_fn")
 MERGES = ("add", "mul", "cat", "stack")
 TIED = ("encoder_head", "parent_reads", "transposed", "buffer")
 #: Python raises (an error node) and failing torch ops (a failed op node).
@@ -319,7 +319,15 @@ class Func(Block):
         if k == "user_mode":
             with PassThroughMode():
                 return torch.tanh(x) * 2
+        if k == "script_fn":
+            y = scripted_step(x)  # run by the TorchScript interpreter, its result read twice here
+            return y * y + y
         raise AssertionError(k)
+
+
+@torch.jit.script
+def scripted_step(x: torch.Tensor) -> torch.Tensor:
+    return torch.tanh(x) * 0.5
 
 
 class PassThroughMode(TorchFunctionMode):
@@ -708,7 +716,8 @@ def test_property_fixed_models(body: Spec, raise_at: tuple[str, int] | None, tra
 
 
 UNSEEN = ("seq", (("layer", "mha"), ("layer", "encoder_layer"), ("layer", "encoder_nested"), ("layer", "scripted"),
-                  ("func", "vmap"), ("func", "user_mode")))
+                  ("func", "vmap"), ("func", "user_mode"),
+                  ("func", "script_fn")))
 
 
 @pytest.mark.parametrize(("training", "grad"), [(False, False), (True, True)], ids=["eval-no_grad", "train-grad"])
@@ -724,3 +733,4 @@ def test_property_fast_paths_and_unseen_code(training: bool, grad: bool) -> None
     # torch takes its fused paths in eval without grad only, and the graph shows the path taken.
     assert (fused <= ops) if not (training or grad) else not (fused & ops)
     assert "torch.jit._script.RecursiveScriptModule.forward" in ops
+    assert "test_property_random_models.scripted_step" in ops

@@ -325,3 +325,96 @@ def test_a_parameter_read_before_its_module_is_called_is_that_parameter_not_a_co
     shared = {s.name: [paths[graph.node(n).module] for n in s.nodes] for s in graph.shared_tensors}
     assert shared == {"attention.0.weight": ["", "attention.0"], "attention.0.bias": ["", "attention.0"]}
     assert _outputs_reachable(graph)
+
+
+@torch.jit.script
+def scripted_gate(x: torch.Tensor, scale: float) -> torch.Tensor:
+    return torch.sigmoid(x) * scale
+
+
+class CallsAScriptedFunction(torch.nn.Module):
+    def __init__(self) -> None:
+        super().__init__()
+        self.fc = torch.nn.Linear(4, 4)
+        self.head = torch.nn.Linear(4, 2)
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        h = scripted_gate(self.fc(x), 2.0)
+        return self.head(h) + h.sum()  # its result read twice, in a child and here
+
+
+def test_a_scripted_function_is_one_node_with_its_own_inputs_and_outputs() -> None:
+    torch.manual_seed(0)
+    model = CallsAScriptedFunction()
+    x = torch.randn(3, 4)
+    plain = model(x)
+    with torch_left_clean(model):
+        result = vista_core.capture(model, (x,))
+    assert bitwise_equal(result.output, plain)
+    graph = result.graph
+    assert not [n for n in graph.nodes if n.kind == "constant"]
+    assert _outputs_reachable(graph)
+    (node,) = [n for n in graph.ops() if n.label == "TorchScript"]
+    assert node.name == "test_unseen_tensors.scripted_gate"
+    assert node.module == next(m.id for m in graph.modules if m.path == "")
+    # Fed by what it was given (fc's output), read by head and by the sum.
+    fc_ops = {n.id for n in graph.ops() if n.module == next(m.id for m in graph.modules if m.path == "fc")}
+    assert [(e.source in fc_ops, e.target_input) for e in graph.edges if e.target == node.id] == [(True, 0)]
+    assert [(a.name, a.value) for a in node.arguments] == [(None, "tensor#0"), (None, "2.0")]
+    assert [o.shape for o in node.outputs] == [(3, 4)]
+    readers = {graph.node(e.target).label for e in graph.edges if e.source == node.id}
+    assert readers == {"linear", "sum"}
+
+
+def test_a_scripted_function_called_outside_a_trace_or_on_another_thread_is_untouched() -> None:
+    import threading
+
+    seen: list[torch.Tensor] = []
+
+    class CallsOnAThread(torch.nn.Module):
+        def forward(self, x: torch.Tensor) -> torch.Tensor:
+            worker = threading.Thread(target=lambda: seen.append(scripted_gate(x, 3.0)))
+            worker.start()
+            worker.join()
+            return x * 2
+
+    x = torch.randn(2, 4)
+    graph = vista_core.trace(CallsOnAThread(), (x,))
+    assert [n.label for n in graph.ops()] == ["mul"]
+    assert torch.equal(seen[0], torch.sigmoid(x) * 3.0)
+    assert torch.equal(scripted_gate(x, 1.0), torch.sigmoid(x))
+
+
+class ReadsAModuleItNeverCalls(torch.nn.Module):
+    """Reads the weights of modules the model index does not know (held in a plain list, and
+    in a local variable), calling neither."""
+
+    def __init__(self, local: torch.nn.Module) -> None:
+        super().__init__()
+        self.spare = [torch.nn.Linear(4, 4)]
+        self.local = [local]
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        borrowed = self.local[0]
+        h = torch.nn.functional.linear(x, self.spare[0].weight, self.spare[0].bias)
+        return h @ borrowed.weight
+
+
+def test_the_parameters_of_a_module_never_called_are_parameters_not_constants() -> None:
+    torch.manual_seed(0)
+    model = ReadsAModuleItNeverCalls(torch.nn.Linear(4, 4))
+    x = torch.randn(2, 4)
+    plain = model(x)
+    with torch_left_clean(model):
+        result = vista_core.capture(model, (x,))
+    assert bitwise_equal(result.output, plain)
+    graph = result.graph
+    assert not [n for n in graph.nodes if n.kind == "constant"]
+    linear = next(n for n in graph.ops() if n.label == "linear")
+    sources = [graph.node(e.source) for e in graph.edges if e.target == linear.id]
+    assert [(n.kind, n.name, n.label) for n in sources] == [
+        ("input", "x", "x"), ("parameter", "spare.0.weight", "weight"), ("parameter", "spare.0.bias", "bias")]
+    matmul = next(n for n in graph.ops() if n.label == "matmul")
+    (held,) = [graph.node(e.source) for e in graph.edges if e.target == matmul.id and e.target_input == 1]
+    # Found in the forward's locals before the module's attributes: named as the code names it.
+    assert (held.kind, held.name, held.label) == ("parameter", "borrowed.weight", "weight")

@@ -32,6 +32,7 @@ from torch.utils.hooks import RemovableHandle
 
 from ._compiled import hold_eager, release_eager
 from ._recorder import Recorder
+from ._scripted import hold_script_calls, release_script_calls
 
 __all__ = ["Session", "insert_mode", "interrupts_wait_in", "mode_removed", "remove_mode"]
 
@@ -202,6 +203,7 @@ class Session:
         self._interrupts = False
         self._collecting = False
         self._eager = False
+        self._scripted = False
         self._handles: list[RemovableHandle] = []
 
     def open(self) -> None:
@@ -211,11 +213,14 @@ class Session:
 
     def start(self) -> None:
         """Make compiled code run eagerly, make room above the recursion limit for the hooked
-        module calls, install the module hooks, insert the mode."""
+        module calls, route script-function calls to the recorder, install the module hooks,
+        insert the mode."""
         recorder = self.recorder
         self._eager = hold_eager(quiet_wrappers=self.quiet_wrappers)
         _hold_recursion(self._extra_recursion)
         self._recursion = True
+        hold_script_calls(recorder)
+        self._scripted = True
         timer = recorder.timer  # its hooks go around the recorder's, to measure them
         if timer is not None:
             self._handles.append(register_module_forward_pre_hook(timer.pre_enter))
@@ -231,8 +236,8 @@ class Session:
         self._deliver_waiting()
 
     def stop(self) -> None:
-        """Take the mode off, remove the hooks, put the compile stance and the recursion
-        limit back."""
+        """Take the mode off, remove the hooks, put the compile stance, script-function calls
+        and the recursion limit back."""
         try:
             self.recorder.lender.uninstall()  # the mode back if a fast-path check has it, the tracer off
             remove_mode(self.recorder)
@@ -249,9 +254,14 @@ class Session:
                         self._eager = False
                         release_eager(quiet_wrappers=self.quiet_wrappers)
                 finally:
-                    if self._recursion:
-                        self._recursion = False
-                        _release_recursion()
+                    try:
+                        if self._scripted:
+                            self._scripted = False
+                            release_script_calls(self.recorder)
+                    finally:
+                        if self._recursion:
+                            self._recursion = False
+                            _release_recursion()
         self._deliver_waiting()
 
     def close(self) -> None:

@@ -18,6 +18,7 @@ import warnings
 import weakref
 from collections.abc import Callable
 from time import perf_counter_ns as _perf_counter_ns
+from types import FrameType
 from typing import Any
 
 import torch
@@ -125,6 +126,11 @@ def op_names(func: Any) -> tuple[str, str]:
     return result
 
 
+def name_op(func: Any, name: str, label: str) -> None:
+    """Give a callable that is not torch's (a script function's stand-in) its op name and label."""
+    _NAMES[func] = (name, label)
+
+
 _CALL_IMPL_CODE = torch.nn.Module._call_impl.__code__
 
 
@@ -219,6 +225,9 @@ class Recorder(TorchFunctionMode):
         self.calls: list[CallRec] = []
         self.stack: list[CallRec] = []
         self.module_paths = root_path_map
+        # Modules outside the index named by a read of their parameters before any call of
+        # theirs -> the tensors that named them, until their first call.
+        self.named_before_call: dict[int, list[torch.Tensor]] = {}
         self.params = params
         # One node per parameter and module call that reads it, by (tensor id, call index):
         # a shared or tied tensor is drawn where each call uses it, never as an edge between calls.
@@ -302,7 +311,9 @@ class Recorder(TorchFunctionMode):
         parent = self.stack[-1]
         path = self.module_paths.get(id(module))
         if path is None:
-            path = self._new_module(module, parent)
+            path = self._new_module(module, parent)[0]
+        elif self.named_before_call and id(module) in self.named_before_call:
+            self._initialised(self.named_before_call.pop(id(module)))
         key = id(module)
         count = self.call_counts.get(key, 0)
         self.call_counts[key] = count + 1
@@ -345,15 +356,20 @@ class Recorder(TorchFunctionMode):
             self.producers[id(t)] = entry = (weakref.ref(t), node.index, port, _version(t), meta)
             self._remember_storage(t, entry)
 
-    def _new_module(self, module: torch.nn.Module, parent: CallRec) -> str:
-        """The path of a module made or swapped in during the forward pass: the attribute name
-        its caller holds it under (``attention``, as BigBird's code names it), else its class
-        in angle brackets; its parameters and buffers become known under that path."""
+    def _new_module(self, module: torch.nn.Module, parent: CallRec, name: str | None = None,
+                    initialised: bool = True) -> tuple[str, list[torch.Tensor]]:
+        """The path of a module made or swapped in during the forward pass: ``name`` if given,
+        else the attribute name its caller holds it under (``attention``, as BigBird's code
+        names it), else its class in angle brackets; its parameters and buffers become known
+        under that path (and, if ``initialised``, were set up by the ops that ran on them
+        before: see :meth:`_initialised`). Returns the path and those tensors."""
         prefix = parent.path + "." if parent.path else ""
-        children = getattr(parent.module, "_modules", None) or {}
-        name = next((k for k, child in children.items() if child is module), None)
+        if name is None:
+            children = getattr(parent.module, "_modules", None) or {}
+            name = next((k for k, child in children.items() if child is module), None)
         path = prefix + (name if name is not None else f"<{type(module).__name__}>")
         self.module_paths[id(module)] = path
+        fresh: list[torch.Tensor] = []
         with _NO_TORCH_FUNCTION():
             for sub_path, sub in module.named_modules(prefix=path):
                 self.module_paths.setdefault(id(sub), sub_path)
@@ -362,12 +378,18 @@ class Recorder(TorchFunctionMode):
                         if t is not None and id(t) not in self.params:
                             name = f"{sub_path}.{own}"
                             self.params[id(t)] = (kind, t, ((name, sub_path, own),))
-                            # Ops that ran on it before (the constructor's init, a user's
-                            # nn.init call) set it up; its readers read the parameter.
-                            self.producers.pop(id(t), None)
-                            self.writers.pop(id(t), None)
                             self._constant_was_parameter(t, kind, name, own)
-        return path
+                            fresh.append(t)
+        if initialised:
+            self._initialised(fresh)
+        return path, fresh
+
+    def _initialised(self, tensors: list[torch.Tensor]) -> None:
+        """Ops that ran on a new module's parameters and buffers before its first call (the
+        constructor's init, a user's nn.init call) set them up: their readers read them."""
+        for t in tensors:
+            self.producers.pop(id(t), None)
+            self.writers.pop(id(t), None)
 
     def _constant_was_parameter(self, t: torch.Tensor, kind: str, name: str, own: str) -> None:
         """A constant node made for ``t`` before its module was known (an init op or a parent
@@ -596,6 +618,13 @@ class Recorder(TorchFunctionMode):
             entry = (weakref.ref(t), alias[1], alias[2], version, tensor_meta(t))
             self.producers[id(t)] = entry
             return entry
+        if isinstance(t, torch.nn.Parameter):
+            holder = self._unindexed_holder(t)
+            if holder is not None:
+                self.named_before_call[id(holder[0])] = self._new_module(*holder, initialised=False)[1]
+                known = self.params.get(id(t))
+                if known is not None and known[1] is t:
+                    return self._parameter_entry(t, version, known)
         node = self._new_node("constant", "constant", "constant", self.stack[-1], self.finder.here())
         node.value = _preview(t)
         meta = tensor_meta(t)
@@ -604,6 +633,45 @@ class Recorder(TorchFunctionMode):
         self.producers[id(t)] = entry
         self.constants[id(t)] = (entry[0], node)
         return entry
+
+    def _unindexed_holder(self, t: torch.nn.Parameter) -> tuple[torch.nn.Module, CallRec, str] | None:
+        """A module the model index does not know that holds parameter ``t`` and is never
+        called (made in forward, or held in a plain list): (module, the open call whose code
+        holds it, the name it is held by there: a local variable, ``spare.0`` for a list)."""
+        def holds(module: torch.nn.Module) -> bool:
+            return any(p is t for m in module.modules() for p in m._parameters.values())
+
+        def found(values: Any, call: CallRec) -> tuple[torch.nn.Module, CallRec, str] | None:
+            for key, value in values:
+                if key == "_modules":  # assigned in forward to an attribute: held by that name
+                    key, value = None, value
+                elif key in ("_parameters", "_buffers"):
+                    continue
+                prefix = "" if key is None else f"{key}."
+                items = ([(f"{prefix}{i}", v) for i, v in enumerate(value)] if isinstance(value, (list, tuple))
+                         else [(f"{prefix}{k}", v) for k, v in value.items()] if isinstance(value, dict)
+                         else [(key, value)])
+                for name, item in items:
+                    if (isinstance(item, torch.nn.Module) and id(item) not in self.module_paths
+                            and holds(item)):
+                        return item, call, str(name)
+            return None
+
+        with _NO_TORCH_FUNCTION():
+            # The reading code's frames, out to the innermost call's forward, then the modules
+            # of the open calls.
+            frame: FrameType | None = sys._getframe(1)
+            while frame is not None and frame.f_code is not _CALL_IMPL_CODE:
+                if frame.f_code.co_filename != __file__:
+                    hit = found(frame.f_locals.items(), self.stack[-1])
+                    if hit is not None:
+                        return hit
+                frame = frame.f_back
+            for call in reversed(self.stack):
+                hit = found(vars(call.module).items(), call) if call.module is not None else None
+                if hit is not None:
+                    return hit
+        return None
 
     def _unwrapped_source(self, t: torch.Tensor) -> _Entry | None:
         """The producer of the tensor a torch.func wrapper (torch.vmap's batched tensor, grad's
