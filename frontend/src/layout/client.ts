@@ -17,6 +17,7 @@
 import workerSource from "vista:layout-worker";
 import { viewerAssets } from "../assets";
 import { mark } from "../perf";
+import { unpackResult } from "./packed";
 import type { FromWorker, LayoutGraph, LayoutResult, ToWorker } from "./types";
 
 type Pending = { resolve: (r: LayoutResult) => void; reject: (e: Error) => void; message: ToWorker };
@@ -105,7 +106,7 @@ export class LayoutClient {
     const p = this.pending.get(message.requestId);
     if (p === undefined) return;
     this.pending.delete(message.requestId);
-    if (message.type === "result") p.resolve(message.result);
+    if (message.type === "result") p.resolve(unpackResult(message.result));
     else p.reject(new Error(message.message));
     if (!fromWorker) {
       this.onPage.delete(message.requestId);

@@ -7,11 +7,13 @@
 import { instance } from "@viz-js/viz";
 import { dotLabel, toDot } from "./dot";
 import { LayoutEngine } from "./engine";
+import { packResult } from "./packed";
 import { compileGraphviz } from "./wasm";
 import { provideWasm } from "./wasm-provider";
 import type { FromWorker, ToWorker } from "./types";
 
-export type Post = (message: FromWorker) => void;
+/** Posts a message; `transfer` lists the buffers moved with it (not copied). */
+export type Post = (message: FromWorker, transfer?: Transferable[]) => void;
 
 const now = (): number => performance.timeOrigin + performance.now();
 
@@ -98,7 +100,8 @@ export function createLayoutService(post: Post, options: ServiceOptions): (messa
     queue = queue
       .then(() => engine)
       .then((e) => {
-        post({ type: "result", requestId: message.requestId, result: e.layout(message.graph) });
+        const { packed, transfer } = packResult(e.layout(message.graph));
+        post({ type: "result", requestId: message.requestId, result: packed }, transfer);
       })
       .catch((error: unknown) => {
         post({

@@ -2,6 +2,7 @@
  * What the layout layer takes and gives, and the typed messages between the page and the
  * layout worker. Plain JSON-able data only: it crosses the worker boundary.
  */
+import type { PackedResult } from "./packed";
 
 /** A drawn node or closed module box, sized by the view (text measured) before layout. */
 export interface LayoutItemSpec {
@@ -100,5 +101,6 @@ export type FromWorker =
   | { readonly type: "module"; readonly module: WebAssembly.Module }
   /** The worker could not receive the compiled module (it arrived as a `messageerror`): send the text. */
   | { readonly type: "wasm-refused" }
-  | { readonly type: "result"; readonly requestId: number; readonly result: LayoutResult }
+  /** The result packed (see packed.ts): its arrays are transferred, not copied. */
+  | { readonly type: "result"; readonly requestId: number; readonly result: PackedResult }
   | { readonly type: "error"; readonly requestId: number; readonly message: string };

@@ -9,13 +9,13 @@ import type { FromWorker, ToWorker } from "./types";
 
 interface LayoutHost {
   /** Called once with a factory: the host gives it its `post` and keeps the handler. */
-  connect(factory: (post: (message: FromWorker) => void) => (message: ToWorker) => void): void;
+  connect(factory: (post: (message: FromWorker, transfer?: Transferable[]) => void) => (message: ToWorker) => void): void;
 }
 
 declare const __vistaLayoutHost: LayoutHost | undefined;
 
 interface WorkerScope {
-  postMessage(message: FromWorker): void;
+  postMessage(message: FromWorker, transfer?: Transferable[]): void;
   onmessage: ((event: { data: ToWorker }) => void) | null;
   onmessageerror: (() => void) | null;
 }
@@ -24,7 +24,7 @@ if (typeof __vistaLayoutHost !== "undefined") {
   __vistaLayoutHost.connect((post) => createLayoutService(post, { onPage: true }));
 } else {
   const scope = self as unknown as WorkerScope;
-  const handle = createLayoutService((message) => scope.postMessage(message), { onPage: false });
+  const handle = createLayoutService((message, transfer) => scope.postMessage(message, transfer ?? []), { onPage: false });
   scope.onmessage = (event) => handle(event.data);
   scope.onmessageerror = () => scope.postMessage({ type: "wasm-refused" });
 }
