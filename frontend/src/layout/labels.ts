@@ -132,8 +132,6 @@ export function placeLabels(routes: readonly LabelledRoute[], boxes: readonly Re
       }
     }
   });
-  const boxGrid = new Grid<Rect>(LABEL_CELL);
-  for (const r of boxes) boxGrid.add(r.x, r.y, r.x + r.width, r.y + r.height, r);
   // Distances from `p` to its own route `k` and to the nearest route of another value.
   const measure = (p: Point, k: number, value: string): { own: number; other: number; at: Point | null } => {
     let own = Infinity;
@@ -160,7 +158,9 @@ export function placeLabels(routes: readonly LabelledRoute[], boxes: readonly Re
     const w = (e.chars * CHAR_WIDTH) / 2;
     const h = LABEL_HEIGHT / 2;
     const [x0, y0, x1, y1] = [mirrored.x - w, mirrored.y - h, mirrored.x + w, mirrored.y + h];
-    for (const r of boxGrid.near(x0, y0, x1, y1)) {
+    // Boxes are checked one by one, only for a label about to move: a grid of them costs the
+    // cells a box covers, which for a module nested thousands deep is its whole height each level.
+    for (const r of boxes) {
       if (x0 < r.x + r.width && r.x < x1 && y0 < r.y + r.height && r.y < y1) return label;
     }
     return mirrored;
