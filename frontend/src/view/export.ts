@@ -57,8 +57,8 @@ export function exportSvgElement(src: ExportSource): SVGSVGElement {
   }
   const copy = src.viewport.cloneNode(true) as SVGGElement;
   copy.removeAttribute("transform");
-  // Controls and hit areas are for the screen; a picture of the graph has no use for them.
-  copy.querySelectorAll(".vista-layer-highlight, .vista-edge-hit, [data-action]").forEach((e) => e.remove());
+  // Controls and the selection outline are for the screen; a picture of the graph has no use for them.
+  copy.querySelectorAll(".vista-layer-highlight, [data-action]").forEach((e) => e.remove());
   for (const a of ["data-dim", "data-selected", "tabindex", "role", "aria-label"]) {
     copy.querySelectorAll(`[${a}]`).forEach((e) => e.removeAttribute(a));
   }

@@ -4,6 +4,7 @@
  * +/− or "×N" presses it and keeps the focus on the redrawn box's toggle.
  */
 import type { GraphAction } from "./actions";
+import { claimedByEdge } from "./edges";
 
 export interface GraphHandlers {
   toggle(id: string): Promise<void>;
@@ -21,6 +22,8 @@ function actionOf(control: Element): GraphAction {
 
 export function wireGraph(svg: SVGSVGElement, on: GraphHandlers): void {
   svg.addEventListener("click", (event) => {
+    // An edge drawn over a module's frame takes the click (edges.ts).
+    if (claimedByEdge(event)) return;
     const target = event.target as Element;
     const owner = target.closest("g.vista-node, g.vista-module, g.vista-module-title");
     const id = owner?.getAttribute("data-id");

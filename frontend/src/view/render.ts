@@ -12,6 +12,7 @@ import type { GraphAction } from "./actions";
 import { CONTROL_INSET, foldButtonWidth, HEADER_TEXT_X, TOGGLE_SIZE, type Look, type TextLine } from "./looks";
 import { FONT_FAMILY, LABEL_FAMILY } from "./measure";
 import type { Palette } from "./theme";
+import { GridIndex } from "./spatial";
 import { routesById, windowIndex } from "./virtual";
 
 export interface DrawInput {
@@ -86,6 +87,8 @@ export class GraphRenderer {
   private items = new Map<string, Kept>();
   private containers = new Map<string, Kept>();
   private edges = new Map<string, KeptEdge>();
+  /** The drawn edges' bounds for edgeNear; null until asked after a draw. */
+  private edgeIndex: { readonly kept: readonly KeptEdge[]; readonly grid: GridIndex } | null = null;
   private paletteKey = "";
 
   constructor(root: SVGGElement) {
@@ -216,14 +219,6 @@ export class GraphRenderer {
           .attr("data-edge", e.id)
           .attr("data-source", e.source)
           .attr("data-target", e.target);
-        // A wide stroke under the line, so the thin edge is easy to hover and click: hit-tested
-        // (pointer-events "stroke" ignores visibility) but hidden, so it is never painted.
-        el.append("path")
-          .attr("class", "vista-edge-hit")
-          .attr("fill", "none")
-          .attr("stroke-width", 9)
-          .attr("visibility", "hidden")
-          .attr("pointer-events", "stroke");
         const path = el
           .append("path")
           .attr("class", "vista-edge-line")
@@ -237,7 +232,6 @@ export class GraphRenderer {
       if (shift === null) {
         const d = pathData(route.points);
         kept.path.setAttribute("d", d);
-        kept.path.previousElementSibling?.setAttribute("d", d);
         kept.base = route.points;
         shift = { x: 0, y: 0 };
       }
@@ -274,6 +268,32 @@ export class GraphRenderer {
     }
     for (const [id, kept] of this.edges) if (!next.has(id)) kept.el.remove();
     this.edges = next;
+    this.edgeIndex = null;
+  }
+
+  /**
+   * The drawn edge whose line passes within `reach` (graph units) of the point (x, y) in graph
+   * coordinates, the nearest one, or null. The index is built at the first question after a draw,
+   * so drawing pays nothing for it.
+   */
+  edgeNear(x: number, y: number, reach: number): SVGGElement | null {
+    if (this.edgeIndex === null) {
+      const kept = [...this.edges.values()];
+      const boxes = kept.map((e) => boundsOf(e.base, e.shift));
+      this.edgeIndex = { kept, grid: new GridIndex(boxes) };
+    }
+    const { kept, grid } = this.edgeIndex;
+    let best: SVGGElement | null = null;
+    let bestDistance = reach;
+    for (const i of grid.query({ x: x - reach, y: y - reach, width: 2 * reach, height: 2 * reach })) {
+      const e = kept[i] as KeptEdge;
+      const d = distanceToRoute(e.base, x - e.shift.x, y - e.shift.y);
+      if (d <= bestDistance) {
+        bestDistance = d;
+        best = e.el;
+      }
+    }
+    return best;
   }
 
   private drawItems(input: DrawInput): void {
@@ -476,6 +496,62 @@ function drawFoldBack(el: G, r: Rect, n: number, palette: Palette): void {
   const label = `Fold the ${n} identical calls back into one box`;
   const b = drawHeaderButton(el, at, "fold", label, `×${n}`, 10.5, palette);
   b.insert("title", ":first-child").text(label);
+}
+
+/** Straight pieces each cubic segment of a route is cut into when measuring distance to it. */
+const PIECES = 12;
+
+/** The corners of a route drawn by pathData: its points, or its cubic segments cut into straight pieces. */
+function polyline(points: readonly Point[]): Point[] {
+  const [first, ...rest] = points;
+  if (first === undefined || rest.length % 3 !== 0) return [...points];
+  const out: Point[] = [first];
+  let p0 = first;
+  for (let i = 0; i < rest.length; i += 3) {
+    const [p1, p2, p3] = [rest[i] as Point, rest[i + 1] as Point, rest[i + 2] as Point];
+    for (let k = 1; k <= PIECES; k++) {
+      const t = k / PIECES;
+      const u = 1 - t;
+      const a = u * u * u;
+      const b = 3 * u * u * t;
+      const c = 3 * u * t * t;
+      const d = t * t * t;
+      out.push({ x: a * p0.x + b * p1.x + c * p2.x + d * p3.x, y: a * p0.y + b * p1.y + c * p2.y + d * p3.y });
+    }
+    p0 = p3;
+  }
+  return out;
+}
+
+/** Distance from (x, y) to the line pathData draws through `points`. */
+export function distanceToRoute(points: readonly Point[], x: number, y: number): number {
+  const line = polyline(points);
+  let best = Infinity;
+  for (let i = 1; i < line.length; i++) {
+    const a = line[i - 1] as Point;
+    const b = line[i] as Point;
+    const dx = b.x - a.x;
+    const dy = b.y - a.y;
+    const length2 = dx * dx + dy * dy;
+    const t = length2 === 0 ? 0 : Math.max(0, Math.min(1, ((x - a.x) * dx + (y - a.y) * dy) / length2));
+    best = Math.min(best, Math.hypot(x - a.x - t * dx, y - a.y - t * dy));
+  }
+  return line.length === 1 ? Math.hypot(x - (line[0] as Point).x, y - (line[0] as Point).y) : best;
+}
+
+/** The box around a route's points moved by `shift` (a cubic stays inside its control points). */
+function boundsOf(points: readonly Point[], shift: Point): Rect {
+  let x0 = Infinity;
+  let y0 = Infinity;
+  let x1 = -Infinity;
+  let y1 = -Infinity;
+  for (const p of points) {
+    x0 = Math.min(x0, p.x);
+    y0 = Math.min(y0, p.y);
+    x1 = Math.max(x1, p.x);
+    y1 = Math.max(y1, p.y);
+  }
+  return { x: x0 + shift.x, y: y0 + shift.y, width: x1 - x0, height: y1 - y0 };
 }
 
 export function pathData(points: readonly Point[]): string {

@@ -102,6 +102,8 @@ export interface DrawnView {
 type ViewTarget = { kind: "fit" } | { kind: "overview" } | { kind: "focus"; id: string } | { kind: "center"; id: string } | { kind: "anchor"; anchor: Anchor } | { kind: "context"; anchor: Anchor | null } | { kind: "keep" };
 
 const PROGRESS_DELAY_MS = 150;
+/** How near an edge's line (graph units) the pointer hovers and clicks it: half of a 9-unit stroke. */
+const EDGE_REACH = 4.5;
 /** A window that meets nothing: the renderer draws no box while the overview stands in. */
 const EMPTY = { x: -1e12, y: -1e12, width: 0, height: 0 };
 let instances = 0;
@@ -591,7 +593,7 @@ export class Viewer {
       pick: (id) => this.pick(id),
       foldedBox: (id) => this.index?.foldOf.get(id) ?? id,
     });
-    wireEdges(c.svg, (id) => this.pickEdge(id));
+    this.cleanups.push(wireEdges(c.svg, (x, y) => this.edgeAt(x, y), (id) => this.pickEdge(id)));
     this.cleanups.push(
       wireKeys(c.root, c.canvas, c.svg, {
         move: (where) => void this.moveSelection(where),
@@ -608,6 +610,14 @@ export class Viewer {
         search: () => c.search.focus(),
       }),
     );
+  }
+
+  /** The drawn edge within reach of a screen point: see EDGE_REACH. */
+  private edgeAt(clientX: number, clientY: number): Element | null {
+    const m = this.chrome.viewport.getScreenCTM();
+    if (m === null || m.a === 0) return null;
+    const p = new DOMPoint(clientX, clientY).matrixTransform(m.inverse());
+    return this.renderer.edgeNear(p.x, p.y, EDGE_REACH);
   }
 
   private applyLineage(): void {
