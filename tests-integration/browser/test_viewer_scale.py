@@ -131,3 +131,54 @@ def test_a_10k_node_fit_paints_an_overview_and_zooming_in_draws_boxes(stack: dic
     viewer.page.wait_for_selector(viewer.sel(f'g.vista-node[data-id="{add}"]'), state="attached", timeout=30_000)
     near = viewer.page.eval_on_selector(viewer.root, _OVERVIEW)
     assert not near["shown"] and near["nodes"] > 0, near
+
+
+def _toggle_block(viewer: Viewer, block: str, after: str) -> None:
+    """Jumps to module call `block` and clicks its +/−, until it is drawn `after` ("collapsed", "expanded")."""
+    viewer.evaluate_handle(f"h => h.select({block!r})")
+    viewer.page.wait_for_selector(viewer.sel(f'g.vista-module[data-id="{block}"] [data-action="toggle"]'),
+                                  state="attached", timeout=30_000)
+    viewer.click_toggle(block)
+    viewer.page.wait_for_selector(viewer.sel(f'g.vista-module[data-id="{block}"][data-state="{after}"]'),
+                                  state="attached", timeout=60_000)
+    viewer.wait_ready()
+
+
+# The whole drawing as exported, and where each box of it is: by data-id, its transform.
+_DRAWING = """h => {
+  const text = h.exportSVG();
+  const svg = new DOMParser().parseFromString(text, 'image/svg+xml');
+  const at = Object.fromEntries([...svg.querySelectorAll('g[data-id]')]
+    .map((g) => [g.dataset.id + '|' + g.getAttribute('class'), g.getAttribute('transform')]));
+  return { text, at };
+}"""
+
+# Where each box drawn on the page (by window) is.
+_LIVE = """root => Object.fromEntries([...root.querySelectorAll('svg.vista-graph g[data-id]')]
+  .map((g) => [g.dataset.id + '|' + g.getAttribute('class'), g.getAttribute('transform')]))"""
+
+
+def test_after_clicks_the_drawing_equals_a_fresh_page_in_that_state(stack: dict[str, Any],
+                                                                     open_viewer: OpenPage) -> None:
+    # The page keeps drawn elements and layouts between clicks (and may patch them): after
+    # several clicks nothing of an earlier state may be left, drawn or exported.
+    block = {m["path"]: m["id"] for m in stack["modules"]}
+    clicked = open_viewer(stack, depth=1)
+    _open_all(clicked, stack)
+    _toggle_block(clicked, block["7"], "collapsed")
+    _toggle_block(clicked, block["8"], "collapsed")
+    _toggle_block(clicked, block["7"], "expanded")
+    _toggle_block(clicked, block["1500"], "collapsed")
+    after_clicks = clicked.evaluate_handle(_DRAWING)
+    live = clicked.page.eval_on_selector(clicked.root, _LIVE)
+    fresh = open_viewer(stack, depth=1)
+    _open_all(fresh, stack)
+    _toggle_block(fresh, block["8"], "collapsed")
+    _toggle_block(fresh, block["1500"], "collapsed")
+    expected = fresh.evaluate_handle(_DRAWING)
+    assert f"{block['8']}|vista-module" in expected["at"] and f"{block['7']}|vista-module" in expected["at"]
+    assert after_clicks["at"] == expected["at"]
+    assert after_clicks["text"] == expected["text"]
+    # What the page itself draws (the part near the view) sits where the fresh page puts it.
+    assert len(live) > 10
+    assert {k: expected["at"].get(k) for k in live} == live
