@@ -84,6 +84,13 @@ export interface LocalGraph {
   readonly outPorts: number;
   /** Edges between canonical names: e3, i0, o1. */
   readonly edges: readonly LocalEdge[];
+  /**
+   * A segment or a container of segments (segments.ts): each element joined to the next by an edge is also centred on it
+   * (an invisible edge of ALIGN_WEIGHT), whatever their widths, so the stack stays one column
+   * and a box that narrows on a click neither pulls its neighbour sideways nor widens the
+   * segment (see spines.ts).
+   */
+  readonly stack?: boolean;
 }
 
 const inches = (px: number): string => (px / POINTS_PER_INCH).toFixed(4);
@@ -145,13 +152,19 @@ export function toDot(graph: LocalGraph, without: ReadonlySet<number> = new Set(
     if (e.label !== "") attrs.push(`label=${e.label}`);
     const pair = `${e.from}->${e.to}`;
     lines.push(`${pair}[${attrs.join(",")}];`);
-    if (!aligned.has(pair) && drifts(graph, e)) {
+    if (!aligned.has(pair) && (drifts(graph, e) || (graph.stack === true && stacked(e)))) {
       aligned.add(pair);
       alignments.push(`${pair}[style=invis,weight=${ALIGN_WEIGHT},tailport=s,headport=n,comment=${ALIGN_COMMENT}];`);
     }
   });
   lines.push(...alignments, "}");
   return lines.join("\n");
+}
+
+/** Whether `e` joins an element to the one after it. */
+function stacked(e: LocalEdge): boolean {
+  const from = elementIndex(e.from);
+  return from >= 0 && elementIndex(e.to) === from + 1;
 }
 
 /**

@@ -12,11 +12,12 @@
 import { addArcs, arcEdges } from "./arcs";
 import { bundle, BUNDLE_MIN } from "./bundles";
 import { place, stitch } from "./compose";
-import { localLabels } from "./labels";
+import { CHAR_WIDTH, localLabels } from "./labels";
 import { borderField, dotLabel, elementIndex, toDot, type LocalEdge, type LocalElement } from "./dot";
 import { parseGraphvizJson, type GraphvizLayout } from "./graphviz";
 import { routeEdges } from "./route";
 import { segmentGraph } from "./segments";
+import { alignSegments, spineOf } from "./spines";
 import { shortened, stretched } from "./tall";
 import { buildTree, sizeOf, workOf, type LayoutTree, type Work } from "./tree";
 import type { LayoutGraph, LayoutResult } from "./types";
@@ -88,7 +89,9 @@ export class LayoutEngine {
         ...(tailField === undefined ? {} : { tailField }),
       };
     });
-    const inputs: LocalInputs = { elements, edges, inPorts: w.inPorts.size, outPorts: w.outPorts.size, ends: endsKey(w) };
+    const ofSegments = w.spec.members.some((m) => tree.segments.has(m));
+    const spines = ofSegments ? w.spec.members.map((m) => tree.work.get(m)?.spine ?? 0) : [];
+    const inputs: LocalInputs = { elements, edges, inPorts: w.inPorts.size, outPorts: w.outPorts.size, ends: endsKey(w), spines };
     const before = this.previous.get(id);
     let local: GraphvizLayout;
     if (before !== undefined && sameInputs(before.inputs, inputs)) {
@@ -96,7 +99,9 @@ export class LayoutEngine {
       local = before.local;
     } else {
       const bundled = bundle(inputs.inPorts, inputs.outPorts, edges, w.portEnds);
-      local = bundled.expand(this.localLayout(elements, bundled.inPorts, bundled.outPorts, bundled.edges, w.spec.members.some((m) => tree.segments.has(m))));
+      local = bundled.expand(this.localLayout(elements, bundled.inPorts, bundled.outPorts, bundled.edges, ofSegments, ofSegments || tree.segments.has(id)));
+      // A label's text reaches Graphviz quoted (dotLabel).
+      if (ofSegments) local = alignSegments(local, elements.map((e, i) => ({ width: e.width, height: e.height, spine: spines[i] as number })), edges.map((e) => Math.max(0, e.label.length - 2) * CHAR_WIDTH));
     }
     this.current.set(id, { inputs, local });
     w.local = local;
@@ -110,12 +115,13 @@ export class LayoutEngine {
     const width = Math.max(centred, w.inset + local.width + padding);
     w.width = width + controlClearance(width, w.inset, local, w.inPorts.size, w.spec.control);
     w.height = w.spec.header + local.height + padding;
+    if (tree.segments.has(id)) w.spine = w.inset + (ofSegments ? segmentsSpine(local, elements[0], spines[0]) : spineOf(local, elements.length));
   }
 
   /** One container's own layout, from the cache when the same DOT was laid out before. */
-  private localLayout(elements: readonly LocalElement[], inPorts: number, outPorts: number, edges: readonly LocalEdge[], ofSegments: boolean): GraphvizLayout {
+  private localLayout(elements: readonly LocalElement[], inPorts: number, outPorts: number, edges: readonly LocalEdge[], ofSegments: boolean, stack: boolean): GraphvizLayout {
     if (elements.length === 0 && inPorts === 0 && outPorts === 0) return { width: 0, height: 0, nodes: new Map(), edges: [] };
-    const graph = { elements, inPorts, outPorts, edges };
+    const graph = { elements, inPorts, outPorts, edges, stack };
     const dot = toDot(graph);
     const short = ofSegments ? shortened(elements) : null;
     const key = short === null ? dot : `short\n${dot}`;
@@ -146,6 +152,14 @@ interface LocalInputs {
   readonly outPorts: number;
   /** Where the edges through its ports come from and go to, when there are enough of them to bundle. */
   readonly ends: string;
+  /** Of a container of segments: each segment's spine (see spines.ts). */
+  readonly spines: readonly number[];
+}
+
+/** The spine of a container of segments laid out by alignSegments: that of its first segment. */
+function segmentsSpine(local: GraphvizLayout, first: LocalElement | undefined, spine: number | undefined): number {
+  const at = local.nodes.get("e0");
+  return at === undefined || first === undefined ? local.width / 2 : at.x - first.width / 2 + (spine ?? 0);
 }
 
 function endsKey(w: Work): string {
@@ -157,7 +171,8 @@ function endsKey(w: Work): string {
 
 function sameInputs(a: LocalInputs, b: LocalInputs): boolean {
   if (a.inPorts !== b.inPorts || a.outPorts !== b.outPorts || a.ends !== b.ends) return false;
-  if (a.elements.length !== b.elements.length || a.edges.length !== b.edges.length) return false;
+  if (a.elements.length !== b.elements.length || a.edges.length !== b.edges.length || a.spines.length !== b.spines.length) return false;
+  for (let i = 0; i < a.spines.length; i++) if (a.spines[i] !== b.spines[i]) return false;
   for (let i = 0; i < a.elements.length; i++) {
     const x = a.elements[i] as LocalElement;
     const y = b.elements[i] as LocalElement;

@@ -32,6 +32,8 @@ export interface Work {
   height: number;
   /** How far right of its block's left edge the container's own layout is drawn. */
   inset: number;
+  /** Of a segment: the x (from its block's left edge) its stack is centred on (see spines.ts). */
+  spine: number;
 }
 
 export interface Size {
@@ -70,6 +72,7 @@ export function buildTree(graph: LayoutGraph, segments: ReadonlySet<string>): La
       width: 0,
       height: 0,
       inset: 0,
+      spine: 0,
     });
     for (const m of c.members) parentOf.set(m, c.id);
   }
