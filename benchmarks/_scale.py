@@ -14,6 +14,9 @@ blocked, see ``_browser``) and measures, in one fresh page:
   mouse drags the graph (at the fit view, so every node is in the picture): median, p95, max
   and how many exceeded 50 ms;
 - ``long_task_max_ms``: the longest main-thread task (``longtask`` entries) during the clicks;
+- ``marks_ms``: per action, when the viewer's marks came after its start: ``layout-requested``
+  (the request sent), ``layout-arrived`` (the worker's answer reached the page),
+  ``layout-received`` (unpacked) and ``drawn``;
 - memory after Open all: the renderer process's resident set (``VmRSS`` of Chromium's
   ``--type=renderer`` processes started by this benchmark), the JavaScript heap and the DOM
   node count (CDP ``Performance.getMetrics``).
@@ -69,7 +72,7 @@ async ([action, done, waitDrawn, arg]) => {
                          return e === undefined || e.startTime < start ? null : Math.round(e.startTime - start); };
   await new Promise((r) => setTimeout(r, 50));
   return [ms, Math.max(0, ...__longTasks), Object.fromEntries(
-    ['layout-requested', 'layout-received', 'drawn'].map((m) => [m, at(m)]))];
+    ['layout-requested', 'layout-arrived', 'layout-received', 'drawn'].map((m) => [m, at(m)]))];
 }
 """
 
