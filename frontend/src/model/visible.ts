@@ -80,11 +80,67 @@ export interface VisibleGraph {
 
 type Placement = { kind: "open" } | { kind: "hidden"; box: string };
 
+/** What a visible graph takes from the document alone, computed once per index. */
+interface Fixed {
+  readonly failedModules: ReadonlySet<string>;
+  readonly moduleIndex: ReadonlyMap<string, number>;
+  /** Each node drawn as itself, one object for every state, so sizing can reuse its look. */
+  readonly nodeItems: Map<string, VisibleNode>;
+  /** Each document edge's tensor key (shape and dtype), by edge index. */
+  readonly tensorKeys: readonly string[];
+  readonly open: Placement;
+}
+
+// A click recomputes the visible graph of the whole document: its state-independent parts are kept.
+const fixedOf = new WeakMap<GraphIndex, Fixed>();
+
+function fixed(index: GraphIndex): Fixed {
+  let f = fixedOf.get(index);
+  if (f === undefined) {
+    f = {
+      failedModules: failedModuleSet(index),
+      moduleIndex: new Map(index.moduleOrder.map((id, i) => [id, i])),
+      nodeItems: new Map(),
+      tensorKeys: index.edges.map((e) => `${e.tensor.shape.join(",")}|${e.tensor.dtype}`),
+      open: { kind: "open" },
+    };
+    fixedOf.set(index, f);
+  }
+  return f;
+}
+
+function nodeItem(index: GraphIndex, f: Fixed, node: Node): VisibleNode {
+  let item = f.nodeItems.get(node.id);
+  if (item === undefined) {
+    item = {
+      type: "node",
+      id: node.id,
+      node,
+      container: node.module,
+      failed: index.failedNodes.has(node.id),
+      shared: (index.shared.get(node.id)?.nodes.length ?? 0) > 1,
+    };
+    f.nodeItems.set(node.id, item);
+  }
+  return item;
+}
+
 export function computeVisibleGraph(index: GraphIndex, state: ViewState): VisibleGraph {
   const placement = new Map<string, Placement>();
   const boxes = new Map<string, VisibleBox>();
   const containers = new Map<string, { id: string; module: ModuleCall; parent: string | null; members: string[] }>();
-  const failedModules = failedModuleSet(index);
+  const f = fixed(index);
+  const failedModules = f.failedModules;
+  const OPEN = f.open;
+  const hidden = new Map<string, Placement>();
+  const hiddenIn = (box: string): Placement => {
+    let p = hidden.get(box);
+    if (p === undefined) {
+      p = { kind: "hidden", box };
+      hidden.set(box, p);
+    }
+    return p;
+  };
   const runOf = (id: string): number => {
     const key = index.foldOf.get(id);
     return key !== undefined && state.unfolded.has(key) ? (index.folds.get(key)?.modules.length ?? 0) : 0;
@@ -134,11 +190,11 @@ export function computeVisibleGraph(index: GraphIndex, state: ViewState): Visibl
     const m = index.modules.get(id) as ModuleCall;
     if (m.parent === null) {
       if (state.open.has(id)) {
-        placement.set(id, { kind: "open" });
+        placement.set(id, OPEN);
         containers.set(id, { id, module: m, parent: null, members: [] });
       } else {
         makeBox(id, null);
-        placement.set(id, { kind: "hidden", box: id });
+        placement.set(id, hiddenIn(id));
       }
       continue;
     }
@@ -151,21 +207,21 @@ export function computeVisibleGraph(index: GraphIndex, state: ViewState): Visibl
     const rest = foldKey === undefined ? null : restBox(foldKey);
     if (foldKey !== undefined && rest !== null) {
       if (id === foldKey) {
-        placement.set(id, { kind: "open" });
+        placement.set(id, OPEN);
         containers.set(id, { id, module: m, parent: m.parent, members: [] });
       } else {
         makeBox(rest, m.parent);
-        placement.set(id, { kind: "hidden", box: rest });
+        placement.set(id, hiddenIn(rest));
       }
     } else if (foldKey !== undefined && !state.unfolded.has(foldKey)) {
       makeBox(foldKey, m.parent); // a glue module of a folded run is inside its box too
-      placement.set(id, { kind: "hidden", box: foldKey });
+      placement.set(id, hiddenIn(foldKey));
     } else if (state.open.has(id)) {
-      placement.set(id, { kind: "open" });
+      placement.set(id, OPEN);
       containers.set(id, { id, module: m, parent: m.parent, members: [] });
     } else {
       makeBox(id, m.parent);
-      placement.set(id, { kind: "hidden", box: id });
+      placement.set(id, hiddenIn(id));
     }
   }
 
@@ -184,20 +240,12 @@ export function computeVisibleGraph(index: GraphIndex, state: ViewState): Visibl
       nodeOwner.set(node.id, glue); // the glue between the calls of a folded run is inside its box
     } else {
       nodeOwner.set(node.id, node.id);
-      items.set(node.id, {
-        type: "node",
-        id: node.id,
-        node,
-        container: node.module,
-        failed: index.failedNodes.has(node.id),
-        shared: (index.shared.get(node.id)?.nodes.length ?? 0) > 1,
-      });
+      items.set(node.id, nodeItem(index, f, node));
     }
   }
 
   // Members of each container in execution order: nodes, boxes and open children.
-  const order = new Map<string, number>();
-  for (const [id, n] of index.nodeIndex) order.set(id, n);
+  const order = index.nodeIndex;
   const sortKey = (id: string): number =>
     order.get(id) ?? index.moduleFirstNode.get(id) ?? Number.POSITIVE_INFINITY;
   const addMember = (container: string | null, id: string): void => {
@@ -210,7 +258,7 @@ export function computeVisibleGraph(index: GraphIndex, state: ViewState): Visibl
     addMember(box.container, box.id);
   }
   for (const c of containers.values()) addMember(c.parent, c.id);
-  const moduleIndex = new Map(index.moduleOrder.map((id, i) => [id, i]));
+  const moduleIndex = f.moduleIndex;
   for (const c of containers.values()) {
     c.members.sort((a, b) => sortKey(a) - sortKey(b) || (moduleIndex.get(a) ?? 0) - (moduleIndex.get(b) ?? 0));
   }
@@ -224,7 +272,7 @@ export function computeVisibleGraph(index: GraphIndex, state: ViewState): Visibl
       edgeMap.set(id, entry);
     }
     if (!entry.edges.includes(i)) entry.edges.push(i);
-    const key = `${tensor.shape.join(",")}|${tensor.dtype}`;
+    const key = f.tensorKeys[i] as string;
     if (!entry.keys.has(key)) {
       entry.keys.add(key);
       entry.tensors.push(tensor);
@@ -254,7 +302,16 @@ export function computeVisibleGraph(index: GraphIndex, state: ViewState): Visibl
   const finalContainers = new Map<string, VisibleContainer>();
   for (const c of containers.values()) {
     const peek = peeking(state, c.id) ? (index.folds.get(c.id)?.modules.length ?? 0) : 0;
-    finalContainers.set(c.id, { ...c, failed: failedModules.has(c.id), run: runOf(c.id), peek, group: index.groups.get(c.id) });
+    finalContainers.set(c.id, {
+      id: c.id,
+      module: c.module,
+      parent: c.parent,
+      members: c.members,
+      failed: failedModules.has(c.id),
+      run: runOf(c.id),
+      peek,
+      group: index.groups.get(c.id),
+    });
   }
   return {
     root: containers.has(index.root) ? index.root : null,

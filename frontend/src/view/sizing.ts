@@ -6,7 +6,7 @@ import { buildLayoutGraph } from "../layout/request";
 import type { LayoutGraph } from "../layout/types";
 import type { GraphIndex } from "../model/document";
 import { formatShapes } from "../model/format";
-import type { VisibleGraph } from "../model/visible";
+import type { VisibleGraph, VisibleItem } from "../model/visible";
 import { HEADER_HEIGHT, headerLook, itemLook, type Look, type TextLine } from "./looks";
 import type { Measure } from "./measure";
 
@@ -17,14 +17,52 @@ export interface SizedGraph {
   readonly headers: ReadonlyMap<string, readonly TextLine[]>;
 }
 
+type HeaderLook = ReturnType<typeof headerLook>;
+
+/** Looks already measured with one measure: node items are one object per node across states (visible.ts). */
+interface Measured {
+  readonly nodes: WeakMap<VisibleItem, Look>;
+  /** Header looks by index, then by container id, peek and run (all a header depends on besides the document). */
+  readonly headers: WeakMap<GraphIndex, Map<string, HeaderLook>>;
+}
+
+// A click sizes the whole visible graph again: what did not change is not measured again.
+const measuredBy = new WeakMap<Measure, Measured>();
+
 export function sizeVisibleGraph(index: GraphIndex, visible: VisibleGraph, measure: Measure): SizedGraph {
+  let measured = measuredBy.get(measure);
+  if (measured === undefined) {
+    measured = { nodes: new WeakMap(), headers: new WeakMap() };
+    measuredBy.set(measure, measured);
+  }
+  let headerCache = measured.headers.get(index);
+  if (headerCache === undefined) {
+    headerCache = new Map();
+    measured.headers.set(index, headerCache);
+  }
   const paths = (ids: readonly string[]): string[] => ids.map((m) => index.modules.get(m)?.path ?? m);
   const looks = new Map<string, Look>();
-  for (const item of visible.items.values()) looks.set(item.id, itemLook(item, paths, measure));
+  for (const item of visible.items.values()) {
+    if (item.type !== "node") {
+      looks.set(item.id, itemLook(item, paths, measure));
+      continue;
+    }
+    let look = measured.nodes.get(item);
+    if (look === undefined) {
+      look = itemLook(item, paths, measure);
+      measured.nodes.set(item, look);
+    }
+    looks.set(item.id, look);
+  }
   const headers = new Map<string, readonly TextLine[]>();
-  const headerSizes = new Map<string, { minWidth: number; control: number; title: number }>();
+  const headerSizes = new Map<string, HeaderLook>();
   for (const c of visible.containers.values()) {
-    const h = headerLook(c, measure);
+    const key = `${c.id}|${c.peek}|${c.run}`;
+    let h = headerCache.get(key);
+    if (h === undefined) {
+      h = headerLook(c, measure);
+      headerCache.set(key, h);
+    }
     headers.set(c.id, h.lines);
     headerSizes.set(c.id, h);
   }
