@@ -1,6 +1,6 @@
 import { beforeAll, describe, expect, it } from "vitest";
 import { ARC_BUDGET, ARC_GAP, arcEdges } from "../src/layout/arcs";
-import { borderField, dotLabel, FIELD_WIDTH, fieldCount, toDot, type LocalEdge } from "../src/layout/dot";
+import { borderField, dotLabel, FIELD_WIDTH, fieldCount, outcomes, toDot, type LocalEdge } from "../src/layout/dot";
 import { LayoutEngine } from "../src/layout/engine";
 import { LABEL_CLEARANCE } from "../src/layout/labels";
 import { parseGraphvizJson } from "../src/layout/graphviz";
@@ -527,5 +527,39 @@ describe("the header's controls", () => {
     expect(inRun).toBe(CONTROL_ZONE + foldButtonWidth(3) + 4);
     // Given wider controls, the field an edge enters at moves left with them.
     expect(borderField(240, 230, true, inRun)).toBeLessThan(borderField(240, 230, true, plain));
+  });
+});
+
+describe("the model's outputs", () => {
+  it("sit on the bottom rank, not beside a tall module, which they would widen for its height", () => {
+    const chain = (id: string, n: number): string[] => Array.from({ length: n }, (_, k) => `${id}${k}`);
+    const enc = chain("a", 3);
+    const dec = chain("b", 12);
+    const items = ["x", "early", "late", ...enc, ...dec].map((id) => ({ id, width: 80, height: 30 }));
+    const edge = (source: string, target: string) => ({ id: `${source}-${target}`, source, target, label: "1x4" });
+    const links = (ids: string[]) => ids.slice(1).map((id, k) => edge(ids[k] as string, id));
+    const graph = {
+      root: "r",
+      items,
+      containers: [
+        { id: "r", parent: null, members: ["x", "enc", "early", "dec", "late"], header: 36, minWidth: 0, control: 0 },
+        { id: "enc", parent: "r", members: enc, header: 36, minWidth: 0, control: 0 },
+        { id: "dec", parent: "r", members: dec, header: 36, minWidth: 0, control: 0 },
+      ],
+      edges: [edge("x", "a0"), ...links(enc), edge("a2", "early"), edge("a2", "b0"), ...links(dec), edge("b11", "late")],
+    };
+    const r = new LayoutEngine(render).layout(graph);
+    const early = r.rects.early as Rect;
+    const decoder = r.rects.dec as Rect;
+    expect(early.y).toBeGreaterThanOrEqual(decoder.y + decoder.height);
+    expect(early.y).toBe((r.rects.late as Rect).y);
+  });
+
+  it("are the closed elements some edge reaches and none leaves, in a layout without exit ports", () => {
+    const elements = [{ width: 1, height: 1 }, { width: 1, height: 1, open: true }, { width: 1, height: 1 }, { width: 1, height: 1 }];
+    const edges = [{ from: "e0", to: "e1", label: "" }, { from: "e1", to: "e2", label: "" }, { from: "i0", to: "e0", label: "" }];
+    expect(outcomes(elements, edges, 0)).toEqual([2]);
+    expect(outcomes(elements, edges, 1)).toEqual([]);
+    expect(toDot({ elements, inPorts: 0, outPorts: 0, edges, bottom: [2] })).toContain("{rank=sink;e2}");
   });
 });

@@ -91,6 +91,8 @@ export interface LocalGraph {
    * segment (see spines.ts).
    */
   readonly stack?: boolean;
+  /** Elements drawn on the bottom rank (see outcomes); none if absent. */
+  readonly bottom?: readonly number[];
 }
 
 const inches = (px: number): string => (px / POINTS_PER_INCH).toFixed(4);
@@ -136,12 +138,16 @@ export function toDot(graph: LocalGraph, without: ReadonlySet<number> = new Set(
   if (graph.outPorts > 0) {
     const names = Array.from({ length: graph.outPorts }, (_, i) => `o${i}${port}`);
     lines.push(`{rank=sink;${names.join(";")}}`);
+  } else if (graph.bottom !== undefined && graph.bottom.length > 0) {
+    lines.push(`{rank=sink;${graph.bottom.map((i) => `e${i}`).join(";")}}`);
   }
   // Graphviz lists edges by tail node, not in declaration order: `comment` carries the index.
   // Edges leave an open module from its bottom and enter it from its top, where its contents
   // continue them (Graphviz would otherwise clip them at any side of the box): at the field
   // above (below) the module's own port, so that they cross its border straight.
   const isOpen = (name: string): boolean => graph.elements[elementIndex(name)]?.open === true;
+  // An edge to the bottom rank does not pull its producer over the output it reaches (see outcomes).
+  const bottom = new Set((graph.bottom ?? []).map((i) => `e${i}`));
   const aligned = new Set<string>();
   const alignments: string[] = [];
   graph.edges.forEach((e, k) => {
@@ -150,6 +156,7 @@ export function toDot(graph: LocalGraph, without: ReadonlySet<number> = new Set(
     if (isOpen(e.from)) attrs.push(e.tailField === undefined ? "tailport=s" : `tailport="p${e.tailField}:s"`);
     if (isOpen(e.to)) attrs.push(e.headField === undefined ? "headport=n" : `headport="p${e.headField}:n"`);
     if (e.label !== "") attrs.push(`label=${e.label}`);
+    if (bottom.has(e.to)) attrs.push("weight=0");
     const pair = `${e.from}->${e.to}`;
     lines.push(`${pair}[${attrs.join(",")}];`);
     if (!aligned.has(pair) && (drifts(graph, e) || (graph.stack === true && stacked(e)))) {
@@ -179,4 +186,21 @@ function drifts(graph: LocalGraph, e: LocalEdge): boolean {
   const out = fieldCentre(from.width, e.tailField) - from.width / 2;
   const into = fieldCentre(to.width, e.headField) - to.width / 2;
   return Math.abs(out - into) > FIELD_WIDTH;
+}
+
+/**
+ * The closed elements that some edge reaches and none leaves (in the root: the model's outputs),
+ * when the layout has no exit ports. Graphviz ranks each right below its producer, where it
+ * stands beside the next tall element (T5's encoder output beside the whole decoder) and widens
+ * the layout by its width for that element's height; on the bottom rank it widens only that rank.
+ */
+export function outcomes(elements: readonly LocalElement[], edges: readonly LocalEdge[], outPorts: number): number[] {
+  if (outPorts > 0) return [];
+  const reached = new Set<number>();
+  const left = new Set<number>();
+  for (const e of edges) {
+    reached.add(elementIndex(e.to));
+    left.add(elementIndex(e.from));
+  }
+  return elements.flatMap((e, i) => (e.open !== true && reached.has(i) && !left.has(i) ? [i] : []));
 }

@@ -13,7 +13,7 @@ import { addArcs, arcEdges } from "./arcs";
 import { bundle, BUNDLE_MIN } from "./bundles";
 import { place, stitch } from "./compose";
 import { CHAR_WIDTH, localLabels } from "./labels";
-import { borderField, dotLabel, elementIndex, toDot, type LocalEdge, type LocalElement } from "./dot";
+import { borderField, dotLabel, elementIndex, outcomes, toDot, type LocalEdge, type LocalElement } from "./dot";
 import { parseGraphvizJson, type GraphvizLayout } from "./graphviz";
 import { routeEdges } from "./route";
 import { segmentGraph } from "./segments";
@@ -99,7 +99,9 @@ export class LayoutEngine {
       local = before.local;
     } else {
       const bundled = bundle(inputs.inPorts, inputs.outPorts, edges, w.portEnds);
-      local = bundled.expand(this.localLayout(elements, bundled.inPorts, bundled.outPorts, bundled.edges, ofSegments, ofSegments || tree.segments.has(id)));
+      // Only the root's outcomes are the model's outputs: elsewhere a dead end stays by its producer.
+      const bottom = id === tree.root ? outcomes(elements, edges, inputs.outPorts) : [];
+      local = bundled.expand(this.localLayout(elements, bundled.inPorts, bundled.outPorts, bundled.edges, ofSegments, ofSegments || tree.segments.has(id), bottom));
       // A label's text reaches Graphviz quoted (dotLabel).
       if (ofSegments) local = alignSegments(local, elements.map((e, i) => ({ width: e.width, height: e.height, spine: spines[i] as number })), edges.map((e) => Math.max(0, e.label.length - 2) * CHAR_WIDTH));
     }
@@ -119,9 +121,9 @@ export class LayoutEngine {
   }
 
   /** One container's own layout, from the cache when the same DOT was laid out before. */
-  private localLayout(elements: readonly LocalElement[], inPorts: number, outPorts: number, edges: readonly LocalEdge[], ofSegments: boolean, stack: boolean): GraphvizLayout {
+  private localLayout(elements: readonly LocalElement[], inPorts: number, outPorts: number, edges: readonly LocalEdge[], ofSegments: boolean, stack: boolean, bottom: readonly number[]): GraphvizLayout {
     if (elements.length === 0 && inPorts === 0 && outPorts === 0) return { width: 0, height: 0, nodes: new Map(), edges: [] };
-    const graph = { elements, inPorts, outPorts, edges, stack };
+    const graph = { elements, inPorts, outPorts, edges, stack, bottom };
     const dot = toDot(graph);
     const short = ofSegments ? shortened(elements) : null;
     const key = short === null ? dot : `short\n${dot}`;
