@@ -8,6 +8,8 @@ import json
 from html.parser import HTMLParser
 from typing import Any
 
+from vista_render_html._pack import unpack_document  # the page's embedding, not a public contract
+
 
 class _FrameParser(HTMLParser):
     def __init__(self) -> None:
@@ -63,8 +65,9 @@ def page_parts(page: str) -> dict[str, str]:
 
 
 def page_graph(page: str) -> dict[str, Any]:
-    """The graph document embedded in a Vista page (gzip + base64, see vista-render-html)."""
-    data: dict[str, Any] = json.loads(gzip.decompress(base64.b64decode(page_parts(page)["graph"].strip())))
+    """The graph document embedded in a Vista page (packed, gzip + base64, see vista-render-html)."""
+    packed = json.loads(gzip.decompress(base64.b64decode(page_parts(page)["graph"].strip())))
+    data: dict[str, Any] = unpack_document(packed)
     return data
 
 

@@ -15,6 +15,7 @@ from render_models import TinyMLP
 
 import vista_core
 from vista_render_html import DocumentError, SchemaVersionError, render_html, save_html
+from vista_render_html._pack import unpack_document
 
 
 class _Wider(TinyMLP):
@@ -34,7 +35,7 @@ def comparison() -> vista_core.GraphDiff:
 def _embedded(page: str) -> Any:
     found = re.findall(r'<script type="application/octet-stream" data-vista="graph">([A-Za-z0-9+/=]*)</script>', page)
     assert len(found) == 1
-    return json.loads(gzip.decompress(base64.b64decode(found[0], validate=True)))
+    return unpack_document(json.loads(gzip.decompress(base64.b64decode(found[0], validate=True))))
 
 
 def test_a_diff_is_embedded_exactly_as_its_document(comparison: vista_core.GraphDiff) -> None:

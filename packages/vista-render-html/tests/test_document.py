@@ -13,6 +13,7 @@ import torch
 import vista_core
 from vista_render_html import DocumentError, SchemaVersionError, render_html, save_html
 from vista_render_html._document import read_document
+from vista_render_html._pack import unpack_document
 
 
 def test_graph_dict_and_json_text_give_the_same_page(mlp_graph: vista_core.Graph) -> None:
@@ -113,9 +114,9 @@ def test_the_embedded_document_round_trips_through_vista_core(mlp_graph: vista_c
     html = render_html(mlp_graph)
     payload = re.search(r'<script type="application/octet-stream" data-vista="graph">([^<]*)</script>', html)
     assert payload is not None
-    text = gzip.decompress(base64.b64decode(payload.group(1))).decode("utf-8")
-    assert vista_core.Graph.from_json(text) == mlp_graph
-    vista_core.validate_document(json.loads(text))
+    document = unpack_document(json.loads(gzip.decompress(base64.b64decode(payload.group(1)))))
+    assert vista_core.Graph.from_dict(document) == mlp_graph
+    vista_core.validate_document(document)
 
 
 @pytest.mark.parametrize("value", [float("nan"), float("inf")])

@@ -17,6 +17,7 @@ from render_models import TinyMLP
 
 import vista_core
 from vista_render_html import render_html, save_html
+from vista_render_html._pack import pack_document, unpack_document
 
 NAME = "blk-\udcff"  # what os.fsdecode makes of the byte 0xff
 MESSAGE = "bad \ud800 shape"  # a lone high surrogate: surrogateescape cannot encode it either
@@ -44,7 +45,7 @@ def graph() -> vista_core.Graph:
 def _graph_payload(page: str) -> Any:
     found = re.findall(r'data-vista="graph">([A-Za-z0-9+/=]*)</script>', page)
     assert len(found) == 1
-    return json.loads(gzip.decompress(base64.b64decode(found[0])).decode("utf-8"))
+    return unpack_document(json.loads(gzip.decompress(base64.b64decode(found[0])).decode("utf-8")))
 
 
 def _title(page: str) -> str:
@@ -66,7 +67,7 @@ def test_a_document_without_surrogates_is_embedded_as_before(mlp_doc: dict[str, 
     data = {**mlp_doc, "modules": [*mlp_doc["modules"][:1], {**mlp_doc["modules"][1], "path": "réseau→Ω"},
                                    *mlp_doc["modules"][2:]]}
     raw = gzip.decompress(base64.b64decode(re.findall(r'data-vista="graph">([^<]*)<', render_html(data))[0]))
-    assert raw == json.dumps(data, ensure_ascii=False, separators=(",", ":")).encode("utf-8")
+    assert raw == json.dumps(pack_document(data), ensure_ascii=False, separators=(",", ":")).encode("utf-8")
     assert "réseau→Ω".encode() in raw
 
 
