@@ -115,7 +115,7 @@ def tests_core(session: nox.Session) -> None:
 def tests_render(session: nox.Session) -> None:
     """Unit tests of vista-render-html, among them rendering a saved document in a fresh venv
     without torch (pip install of this checkout's vista-schema and vista-render-html)."""
-    install(session, "-e", SCHEMA, "-e", CORE, "-e", RENDER, "pytest")
+    install(session, "-e", SCHEMA, "-e", CORE, "-e", RENDER, "pytest", "hypothesis")
     session.run("pytest", "packages/vista-render-html/tests", *session.posargs)
 
 
