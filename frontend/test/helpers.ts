@@ -3,7 +3,13 @@ import { instance } from "@viz-js/viz";
 import { readFileSync } from "node:fs";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
-import type { GraphDocument } from "../src/model/document";
+import type { LayoutEngine } from "../src/layout/engine";
+import { buildLayoutGraph } from "../src/layout/request";
+import type { LayoutResult } from "../src/layout/types";
+import type { GraphDocument, GraphIndex } from "../src/model/document";
+import { formatShapes } from "../src/model/format";
+import type { ViewState } from "../src/model/state";
+import { computeVisibleGraph } from "../src/model/visible";
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 
@@ -247,4 +253,15 @@ export async function graphvizRender(): Promise<(dot: string) => string> {
     if (r.status !== "success") throw new Error(r.errors.map((e) => e.message).join("; "));
     return r.output;
   };
+}
+
+/** The engine's layout of `state`, with item and header sizes made up from ids (no text measuring). */
+export function layWithFixedSizes(index: GraphIndex, state: ViewState, engine: LayoutEngine): LayoutResult {
+  const v = computeVisibleGraph(index, state);
+  const graph = buildLayoutGraph(
+    v,
+    { item: (id) => ({ width: 60 + id.length * 3, height: v.items.get(id)?.type === "box" ? 54 : 26 }), header: () => ({ height: 40, minWidth: 120, control: 40 }) },
+    (id) => formatShapes(v.edges.find((x) => x.id === id)?.tensors ?? []),
+  );
+  return engine.layout(graph);
 }

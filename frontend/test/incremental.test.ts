@@ -1,12 +1,9 @@
 import { beforeAll, describe, expect, it } from "vitest";
 import { LayoutEngine } from "../src/layout/engine";
-import { buildLayoutGraph } from "../src/layout/request";
 import type { LayoutResult } from "../src/layout/types";
 import { readDocument, type GraphIndex } from "../src/model/document";
-import { formatShapes } from "../src/model/format";
 import { expandAll, stateAtDepth, toggle, type ViewState } from "../src/model/state";
-import { computeVisibleGraph } from "../src/model/visible";
-import { fixture, graphvizRender, stackedBlocks, withCacheOutputs } from "./helpers";
+import { fixture, graphvizRender, layWithFixedSizes as lay, stackedBlocks, withCacheOutputs } from "./helpers";
 
 let render: (dot: string) => string;
 
@@ -15,16 +12,6 @@ beforeAll(async () => {
 });
 
 const ALL = { showParameters: true, showConstants: true };
-
-function lay(index: GraphIndex, state: ViewState, engine: LayoutEngine): LayoutResult {
-  const v = computeVisibleGraph(index, state);
-  const graph = buildLayoutGraph(
-    v,
-    { item: (id) => ({ width: 60 + id.length * 3, height: v.items.get(id)?.type === "box" ? 54 : 26 }), header: () => ({ height: 40, minWidth: 120, control: 40 }) },
-    (id) => formatShapes(v.edges.find((x) => x.id === id)?.tensors ?? []),
-  );
-  return engine.layout(graph);
-}
 
 const geometry = (r: LayoutResult): unknown => ({ width: r.width, height: r.height, rects: r.rects, edges: r.edges });
 

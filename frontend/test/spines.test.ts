@@ -1,14 +1,11 @@
 import { beforeAll, describe, expect, it } from "vitest";
 import { LayoutEngine } from "../src/layout/engine";
-import { buildLayoutGraph } from "../src/layout/request";
 import { MAX_MEMBERS } from "../src/layout/segments";
 import { alignSegments, spineOf } from "../src/layout/spines";
 import type { LayoutResult } from "../src/layout/types";
 import { readDocument, type GraphIndex } from "../src/model/document";
-import { formatShapes } from "../src/model/format";
 import { expandAll, stateAtDepth, toggle, type ViewState } from "../src/model/state";
-import { computeVisibleGraph } from "../src/model/visible";
-import { graphvizRender, stackedBlocks } from "./helpers";
+import { graphvizRender, layWithFixedSizes as lay, stackedBlocks } from "./helpers";
 
 let render: (dot: string) => string;
 
@@ -17,16 +14,6 @@ beforeAll(async () => {
 });
 
 const ALL = { showParameters: true, showConstants: true };
-
-function lay(index: GraphIndex, state: ViewState, engine: LayoutEngine): LayoutResult {
-  const v = computeVisibleGraph(index, state);
-  const graph = buildLayoutGraph(
-    v,
-    { item: (id) => ({ width: 60 + id.length * 3, height: v.items.get(id)?.type === "box" ? 54 : 26 }), header: () => ({ height: 40, minWidth: 120, control: 40 }) },
-    (id) => formatShapes(v.edges.find((x) => x.id === id)?.tensors ?? []),
-  );
-  return engine.layout(graph);
-}
 
 describe("a stack of segments", () => {
   it("moves nothing above a +/− and what is below it only down or up, as a fresh engine lays it out", () => {
