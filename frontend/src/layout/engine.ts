@@ -12,7 +12,7 @@
 import { addArcs, arcEdges } from "./arcs";
 import { bundle, BUNDLE_MIN } from "./bundles";
 import { place, stitch } from "./compose";
-import { CHAR_WIDTH, localLabels } from "./labels";
+import { labelWidth, localLabels } from "./labels";
 import { borderField, dotLabel, elementIndex, outcomes, toDot, type LocalEdge, type LocalElement } from "./dot";
 import { parseGraphvizJson, type GraphvizLayout } from "./graphviz";
 import { routeEdges } from "./route";
@@ -102,8 +102,7 @@ export class LayoutEngine {
       // Only the root's outcomes are the model's outputs: elsewhere a dead end stays by its producer.
       const bottom = id === tree.root ? outcomes(elements, edges, inputs.outPorts) : [];
       local = bundled.expand(this.localLayout(elements, bundled.inPorts, bundled.outPorts, bundled.edges, ofSegments, ofSegments || tree.segments.has(id), bottom));
-      // A label's text reaches Graphviz quoted (dotLabel).
-      if (ofSegments) local = alignSegments(local, elements.map((e, i) => ({ width: e.width, height: e.height, spine: spines[i] as number })), edges.map((e) => Math.max(0, e.label.length - 2) * CHAR_WIDTH));
+      if (ofSegments) local = alignSegments(local, elements.map((e, i) => ({ width: e.width, height: e.height, spine: spines[i] as number })), edges.map(labelWidth));
     }
     this.current.set(id, { inputs, local });
     w.local = local;

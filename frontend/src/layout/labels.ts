@@ -11,7 +11,7 @@ import type { Point, Rect } from "./types";
 /** A label is taken for another edge's when that edge is less than this many times as far. */
 export const LABEL_CLEARANCE = 1.5;
 /** Width of one label character as drawn (9 px sans-serif digits and ×), with some margin. */
-export const CHAR_WIDTH = 5.4;
+const CHAR_WIDTH = 5.4;
 const LABEL_HEIGHT = 11;
 /** Side of a cell of the grids that find the labels and boxes near a curve. */
 const LABEL_CELL = 128;
@@ -167,6 +167,16 @@ export function placeLabels(routes: readonly LabelledRoute[], boxes: readonly Re
   });
 }
 
+/** How many characters a local edge's label draws: its DOT text without the quotes dotLabel adds. */
+function labelChars(e: LocalEdge): number {
+  return Math.max(0, e.label.length - 2);
+}
+
+/** How wide a local edge's label is drawn. */
+export function labelWidth(e: LocalEdge): number {
+  return labelChars(e) * CHAR_WIDTH;
+}
+
 /**
  * A container's own layout with its labels placed (see placeLabels): every edge drawn in the
  * container's area is one of its local edges or inside a member's box, so it is done once per
@@ -176,7 +186,7 @@ export function localLabels(local: GraphvizLayout, elements: readonly LocalEleme
   const routes = edges.map((e, k) => ({
     points: local.edges[k]?.points ?? [],
     label: local.edges[k]?.label ?? null,
-    chars: Math.max(0, e.label.length - 2),
+    chars: labelChars(e),
     value: `${e.from}:${e.tailField ?? ""}`,
   }));
   const boxes = elements.map((el, i) => {
