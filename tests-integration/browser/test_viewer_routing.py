@@ -231,3 +231,14 @@ def test_open_modules_are_not_mostly_empty_space(documents: Documents, open_view
     big = {m["id"] for m in g["modules"] if min(m["frame"]["w"], m["frame"]["h"]) >= 400}
     assert len(big) > 10
     assert {i: round(e, 2) for i, (_, e) in found.items() if i in big and e > 1 / 3} == {}
+
+
+# Wiggles per model when this bound was set; most step sideways between one open module's exit
+# port and the next one's entry port.
+WIGGLES = {"t5": 15, "whisper": 9, "llama_4": 5}
+
+
+@pytest.mark.parametrize("name", MODELS)
+def test_straight_chains_do_not_wiggle(documents: Documents, open_viewer: OpenPage, name: str) -> None:
+    g = _fully_open(documents, open_viewer, name)
+    assert len(wiggles(g)) <= WIGGLES[name], wiggles(g)
