@@ -2,13 +2,11 @@
 
 from __future__ import annotations
 
-import base64
-import gzip
 import json
 from html.parser import HTMLParser
 from typing import Any
 
-from vista_render_html._pack import unpack_document  # the page's embedding, not a public contract
+from vista_render_html import read_html
 
 
 class _FrameParser(HTMLParser):
@@ -65,10 +63,8 @@ def page_parts(page: str) -> dict[str, str]:
 
 
 def page_graph(page: str) -> dict[str, Any]:
-    """The graph document embedded in a Vista page (packed, gzip + base64, see vista-render-html)."""
-    packed = json.loads(gzip.decompress(base64.b64decode(page_parts(page)["graph"].strip())))
-    data: dict[str, Any] = unpack_document(packed)
-    return data
+    """The graph document embedded in a Vista page."""
+    return read_html(page)
 
 
 def page_options(page: str) -> dict[str, Any]:

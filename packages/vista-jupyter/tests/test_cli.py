@@ -382,3 +382,41 @@ def test_diff_mistakes_exit_2(saved_graph: Path, tmp_path: Path, capsys: pytest.
     assert status == 2 and "stdin" in err
     status, _, err = _run(capsys, "diff", str(saved_graph), str(tmp_path / "none.json"))
     assert status == 2 and "could not read" in err
+
+
+# -- saved pages wherever documents go -------------------------------------------------------
+
+def test_pages_are_read_wherever_documents_are(saved_graph: Path, tmp_path: Path,
+                                               capsys: pytest.CaptureFixture[str]) -> None:
+    text = saved_graph.read_text(encoding="utf-8")
+    page = tmp_path / "saved.html"
+    page.write_text(render_html(text, depth=1), encoding="utf-8")
+    assert _run(capsys, "summary", str(page))[1] == _run(capsys, "summary", str(saved_graph))[1]
+    status, out, _ = _run(capsys, "diff", str(page), str(saved_graph))
+    assert status == 0 and out.startswith("The two traces are equal"), out
+    # Rendered again with other options: the page the document itself gives with them.
+    assert _run(capsys, "render", str(page), "-o", str(tmp_path / "again.html"), "--depth", "3")[0] == 0
+    assert (tmp_path / "again.html").read_text(encoding="utf-8") == render_html(text, depth=3)
+
+
+def test_render_never_overwrites_the_page_it_reads(saved_graph: Path, tmp_path: Path,
+                                                   capsys: pytest.CaptureFixture[str]) -> None:
+    page = tmp_path / "saved.html"
+    page.write_text(before := render_html(saved_graph.read_text(encoding="utf-8")), encoding="utf-8")
+    status, _, err = _run(capsys, "render", str(page), "--depth", "3")
+    assert status == 2 and "would overwrite" in err and "-o PAGE.html" in err, err
+    assert page.read_text(encoding="utf-8") == before
+
+
+@pytest.mark.parametrize("command", [["summary"], ["render", "-o", "o.html"], ["diff", "other.html"]])
+@pytest.mark.parametrize(("text", "piece"), [
+    ("<!doctype html><p>a page of something else</p>", "not a Vista page"),
+    ('<script type="application/octet-stream" data-vista="graph">AAAA</script>', "cannot be read"),
+])
+def test_pages_that_are_not_vista_s_are_refused(factories: ModuleType, capsys: pytest.CaptureFixture[str],
+                                                command: list[str], text: str, piece: str) -> None:
+    Path("other.html").write_text(text, encoding="utf-8")  # factories: the current directory is tmp_path
+    status, out, err = _run(capsys, command[0], "other.html", *command[1:])
+    assert status == 2 and out == "", out
+    assert "could not read 'other.html' as a Vista page" in err and piece in err, err
+    assert not Path("o.html").exists()

@@ -2,10 +2,7 @@
 
 from __future__ import annotations
 
-import base64
-import gzip
 import json
-import re
 from pathlib import Path
 from typing import Any
 
@@ -14,8 +11,7 @@ import torch
 from render_models import TinyMLP
 
 import vista_core
-from vista_render_html import DocumentError, SchemaVersionError, render_html, save_html
-from vista_render_html._pack import unpack_document
+from vista_render_html import DocumentError, SchemaVersionError, read_html, render_html, save_html
 
 
 class _Wider(TinyMLP):
@@ -33,9 +29,7 @@ def comparison() -> vista_core.GraphDiff:
 
 
 def _embedded(page: str) -> Any:
-    found = re.findall(r'<script type="application/octet-stream" data-vista="graph">([A-Za-z0-9+/=]*)</script>', page)
-    assert len(found) == 1
-    return unpack_document(json.loads(gzip.decompress(base64.b64decode(found[0], validate=True))))
+    return read_html(page)
 
 
 def test_a_diff_is_embedded_exactly_as_its_document(comparison: vista_core.GraphDiff) -> None:

@@ -11,9 +11,8 @@ import pytest
 import torch
 
 import vista_core
-from vista_render_html import DocumentError, SchemaVersionError, render_html, save_html
+from vista_render_html import DocumentError, SchemaVersionError, read_html, render_html, save_html
 from vista_render_html._document import read_document
-from vista_render_html._pack import unpack_document
 
 
 def test_graph_dict_and_json_text_give_the_same_page(mlp_graph: vista_core.Graph) -> None:
@@ -107,14 +106,7 @@ def test_modules_must_start_with_the_root(mlp_doc: dict[str, Any]) -> None:
 
 
 def test_the_embedded_document_round_trips_through_vista_core(mlp_graph: vista_core.Graph) -> None:
-    import base64
-    import gzip
-    import re
-
-    html = render_html(mlp_graph)
-    payload = re.search(r'<script type="application/octet-stream" data-vista="graph">([^<]*)</script>', html)
-    assert payload is not None
-    document = unpack_document(json.loads(gzip.decompress(base64.b64decode(payload.group(1)))))
+    document = read_html(render_html(mlp_graph))
     assert vista_core.Graph.from_dict(document) == mlp_graph
     vista_core.validate_document(document)
 

@@ -15,6 +15,7 @@ EXPECTED = {
     "DocumentError",
     "SchemaVersionError",
     "__version__",
+    "read_html",
     "render_html",
     "save_html",
 }

@@ -16,8 +16,8 @@ import torch
 from render_models import TinyMLP
 
 import vista_core
-from vista_render_html import render_html, save_html
-from vista_render_html._pack import pack_document, unpack_document
+from vista_render_html import read_html, render_html, save_html
+from vista_render_html._pack import pack_document
 
 NAME = "blk-\udcff"  # what os.fsdecode makes of the byte 0xff
 MESSAGE = "bad \ud800 shape"  # a lone high surrogate: surrogateescape cannot encode it either
@@ -43,9 +43,7 @@ def graph() -> vista_core.Graph:
 
 
 def _graph_payload(page: str) -> Any:
-    found = re.findall(r'data-vista="graph">([A-Za-z0-9+/=]*)</script>', page)
-    assert len(found) == 1
-    return unpack_document(json.loads(gzip.decompress(base64.b64decode(found[0])).decode("utf-8")))
+    return read_html(page)
 
 
 def _title(page: str) -> str:

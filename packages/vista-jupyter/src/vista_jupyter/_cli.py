@@ -31,6 +31,7 @@ examples:
   vista render graph.json -o page.html --depth 2
   vista summary graph.json --depth 2               (a text table of params, FLOPs and bytes)
   vista diff before.json after.json -o diff.html   (what changed; exit status 1 when anything did)
+  vista diff before.html after.html                (saved pages work wherever documents do)
   vista demo                                        (the demo model's page, out/vista-demo.html)
 
 In Python: trace_model(model, inputs) in a notebook, vista_core.trace(model, x).to_json() for a
@@ -61,7 +62,8 @@ examples:
 
 RENDER_DESCRIPTION = """\
 Render a saved graph document (the JSON of vista_core.trace(model, x).to_json() or
-VistaGraph.to_json()) into one self-contained HTML page. Use - to read it from stdin.
+VistaGraph.to_json()) into one self-contained HTML page. Use - to read it from stdin. A page
+Vista wrote is read too (its embedded document), so it can be rendered again with other options.
 """
 
 _DIMENSIONS = re.compile(r"\d+(?:x\d+)*")
@@ -248,12 +250,12 @@ def _render(args: argparse.Namespace) -> int:
 
     options = _display_options(args)
     source = "stdin" if args.document == "-" else args.document
-    try:
-        text = sys.stdin.read() if args.document == "-" else Path(args.document).read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as exc:
-        raise CommandError(f"could not read {source!r}: {exc}") from exc
+    text = _read(args.document)
     out = Path(args.output) if args.output else (
         Path(args.document).with_suffix(".html") if args.document != "-" else Path("graph.html"))
+    if args.document != "-" and out.resolve() == Path(args.document).resolve():
+        raise CommandError(f"the page would overwrite {source!r}, which it is rendered from; "
+                           "name another file with -o PAGE.html")
     try:
         written = save_html(text, out, depth=options.depth, theme=options.theme, title=args.title,
                             show_parameters=options.show_parameters, show_constants=options.show_constants)
@@ -264,11 +266,21 @@ def _render(args: argparse.Namespace) -> int:
 
 
 def _read(document: str) -> str:
+    """The JSON text of the graph or diff document in file ``document`` (``-``: stdin), which
+    holds that document or a page written by Vista (its embedded document is read back)."""
+    from vista_render_html import read_html
+
     source = "stdin" if document == "-" else document
     try:
-        return sys.stdin.read() if document == "-" else Path(document).read_text(encoding="utf-8")
+        text = sys.stdin.read() if document == "-" else Path(document).read_text(encoding="utf-8")
     except (OSError, UnicodeDecodeError) as exc:
         raise CommandError(f"could not read {source!r}: {exc}") from exc
+    if not text.lstrip().startswith("<"):  # a JSON document never starts with "<", a page always does
+        return text
+    try:
+        return json.dumps(read_html(text), ensure_ascii=False)
+    except ValueError as exc:  # DocumentError and SchemaVersionError
+        raise CommandError(f"could not read {source!r} as a Vista page: {exc}") from exc
 
 
 def _diff(args: argparse.Namespace) -> int:
@@ -300,10 +312,7 @@ def _summary(args: argparse.Namespace) -> int:
     import vista_core
 
     source = "stdin" if args.document == "-" else args.document
-    try:
-        text = sys.stdin.read() if args.document == "-" else Path(args.document).read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as exc:
-        raise CommandError(f"could not read {source!r}: {exc}") from exc
+    text = _read(args.document)
     try:
         table = vista_core.Graph.from_json(text).summary(depth=args.depth)
     except (TypeError, ValueError) as exc:  # SchemaError and SchemaVersionError are ValueErrors
@@ -359,9 +368,9 @@ def parser() -> argparse.ArgumentParser:
     _add_view_options(trace)
     trace.set_defaults(run=_trace)
 
-    render = commands.add_parser("render", help="render a saved graph document (JSON) into a page",
+    render = commands.add_parser("render", help="render a saved graph document (JSON, or a page) into a page",
                                  description=RENDER_DESCRIPTION, formatter_class=formatter)
-    render.add_argument("document", metavar="GRAPH.json", help="the graph document, or - for stdin")
+    render.add_argument("document", metavar="GRAPH.json", help="the graph document or a Vista page, or - for stdin")
     render.add_argument("-o", "--output", metavar="PAGE.html", help="where to write the page (default: GRAPH.html)")
     render.add_argument("--title", help="the page's title (default: the model's class name)")
     _add_view_options(render)
@@ -372,7 +381,7 @@ def parser() -> argparse.ArgumentParser:
                                               "output shapes, parameters, FLOPs and activation bytes of each "
                                               "module call, and the totals (Graph.summary()).",
                                   formatter_class=formatter)
-    summary.add_argument("document", metavar="GRAPH.json", help="the graph document, or - for stdin")
+    summary.add_argument("document", metavar="GRAPH.json", help="the graph document or a Vista page, or - for stdin")
     summary.add_argument("--depth", type=int, default=3, help="module levels below the model (default: 3)")
     summary.set_defaults(run=_summary)
 
@@ -382,8 +391,8 @@ def parser() -> argparse.ArgumentParser:
                                            "page that shows the comparison. Exits with status 0 when the graphs "
                                            "are equal, 1 when they differ (as diff does), 2 on a mistake.",
                                formatter_class=formatter)
-    diff.add_argument("before", metavar="A.json", help="the first graph document ('before'), or - for stdin")
-    diff.add_argument("after", metavar="B.json", help="the second graph document ('after'), or - for stdin")
+    diff.add_argument("before", metavar="A.json", help="the first graph document or page ('before'), or - for stdin")
+    diff.add_argument("after", metavar="B.json", help="the second graph document or page ('after'), or - for stdin")
     diff.add_argument("-o", "--output", metavar="PAGE.html", help="also write the page of the diff")
     diff.add_argument("--json", metavar="DIFF.json", help="also write the diff document as JSON")
     diff.add_argument("--title", help="the page's title (default: made from both models' classes)")

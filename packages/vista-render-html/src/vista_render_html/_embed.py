@@ -14,10 +14,10 @@ from typing import Any
 
 from vista_schema import check_finite
 
-from ._pack import pack_document
+from ._pack import pack_document, unpack_document
 from ._text import json_utf8
 
-__all__ = ["document_payload", "gzip_base64"]
+__all__ = ["document_payload", "gzip_base64", "payload_document"]
 
 
 def gzip_base64(data: bytes, level: int = 9) -> str:
@@ -38,3 +38,15 @@ def document_payload(document: dict[str, Any]) -> str:
         check_finite(document)  # raises naming the NaN's field; only walked when dumps refused
         raise
     return gzip_base64(json_utf8(text), level=6)
+
+
+def payload_document(payload: str) -> Any:
+    """The document that :func:`document_payload` made ``payload`` from.
+
+    Raises :class:`ValueError` (binascii, zlib or JSON errors are ValueErrors or OSErrors, turned
+    into one) when ``payload`` is not such a text."""
+    try:
+        packed = json.loads(gzip.decompress(base64.b64decode(payload.strip(), validate=True)))
+        return unpack_document(packed)
+    except (ValueError, OSError, EOFError, TypeError, IndexError, KeyError) as exc:
+        raise ValueError(f"the embedded graph is not a packed, gzip-compressed, base64 document ({exc})") from exc

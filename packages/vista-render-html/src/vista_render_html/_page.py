@@ -6,7 +6,9 @@ checked options (through ``|tojson``) and an autoescaped title. Same input, same
 
 from __future__ import annotations
 
+import json
 import os
+import re
 from functools import lru_cache
 from pathlib import Path
 from typing import Any
@@ -17,13 +19,14 @@ from vista_schema import host_theme_schema
 
 from ._bundle import asset_payload, bundle_payload
 from ._document import read_document
-from ._embed import document_payload
+from ._embed import document_payload, payload_document
+from ._exceptions import DocumentError
 from ._font import font_payload
 from ._options import PageOptions, check_options
 from ._text import shown_text
 from ._version import __version__
 
-__all__ = ["render_html", "save_html"]
+__all__ = ["read_html", "render_html", "save_html"]
 
 
 @lru_cache(maxsize=1)
@@ -108,6 +111,34 @@ def save_html(
     )
     target.write_text(page, encoding="utf-8", newline="\n")
     return target.resolve()
+
+
+# The graph's element as page.html.jinja writes it; base64 has no "<", so the text ends at "</script>".
+_GRAPH_ELEMENT = re.compile(r'<script type="application/octet-stream" data-vista="graph">([^<]*)</script>')
+
+
+def read_html(page: str) -> dict[str, Any]:
+    """The graph or diff document that a page of :func:`render_html` embeds, as a new dict.
+
+    ``page`` is the page's text (``Path("model.html").read_text("utf-8")``). Raises
+    :class:`DocumentError` when it is no Vista page or its graph cannot be read, and
+    :class:`SchemaVersionError` when its document has a schema this renderer does not read.
+    """
+    if not isinstance(page, str):
+        raise TypeError(f"Invalid 'page' argument: {type(page).__name__}; pass the page's HTML text as str "
+                        "(Path(...).read_text(encoding='utf-8')).")
+    found = _GRAPH_ELEMENT.findall(page)
+    if len(found) != 1:
+        raise DocumentError(f"This text is not a Vista page: it has {len(found)} embedded graph elements "
+                            '(<script data-vista="graph">), not one. Pass the text of a page that '
+                            "render_html, save_html or trace_model wrote, unchanged.")
+    try:
+        data = payload_document(found[0])
+    except ValueError as exc:
+        raise DocumentError(f"The page's embedded graph cannot be read: {exc}. The page was changed after it "
+                            "was written; render it again from its model or graph document.") from exc
+    # A JSON round trip: the packed form shares equal parts, a caller's edit must not reach its twins.
+    return read_document(json.loads(json.dumps(data)))
 
 
 def _render(data: dict[str, Any], options: PageOptions) -> str:
