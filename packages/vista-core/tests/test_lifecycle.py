@@ -14,7 +14,8 @@ The behaviour these tests define:
 
 from __future__ import annotations
 
-from collections.abc import Callable
+import signal
+from collections.abc import Callable, Iterator
 from typing import Any
 
 import pytest
@@ -30,6 +31,15 @@ import vista_core
 from vista_core._lifecycle import insert_mode, mode_removed, remove_mode
 
 pytestmark = pytest.mark.usefixtures("torch_clean")
+
+
+@pytest.fixture(autouse=True, scope="module")
+def _ctrl_c_raises() -> Iterator[None]:
+    """Give SIGINT Python's own handler while these tests send it: a process started in the
+    background of a script inherits SIGINT ignored, and then no interrupt would arrive at all."""
+    previous = signal.signal(signal.SIGINT, signal.default_int_handler)
+    yield
+    signal.signal(signal.SIGINT, previous)
 
 
 def mode_stack() -> list[Any]:
@@ -253,7 +263,6 @@ def _interrupt_at_check(target: int, codes: frozenset[Any], model: nn.Module, x:
     ``codes`` where the interpreter looks for pending signals; the outcome and the number of
     such places seen. The current SIGINT handler gets the signal there, as from CPython."""
     import dis
-    import signal
     import sys
 
     seen = 0
@@ -339,7 +348,6 @@ def test_interrupt_in_the_forward_reaches_it_as_plainly() -> None:
 def test_interrupt_while_starting_goes_to_the_callers_handler_once() -> None:
     """A handler of the caller's own (one that does not raise) gets a deferred interrupt once,
     after Vista started, and is the handler again afterwards."""
-    import signal
 
     from vista_core import _lifecycle
 
