@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { compileSchema, formatPath, graphSchemaChecker, show, type Schema } from "../src/model/check";
-import { DocumentError, readDocument, type GraphDocument } from "../src/model/document";
+import { DocumentError, readDocument, readForView, type GraphDocument } from "../src/model/document";
 import { fixture, stackedBlocks } from "./helpers";
 
 type Doc = Record<string, unknown> & GraphDocument;
@@ -22,21 +22,7 @@ function messageOf(doc: unknown): string {
   throw new Error("the document was read");
 }
 
-describe("the graph schema check", () => {
-  it("compiles the bundled schema and passes vista-core's documents", () => {
-    const checker = graphSchemaChecker();
-    for (const name of ["mlp", "failing", "bert"] as const) expect(checker.check(fixture(name))).toBeNull();
-    expect(checker.check(stackedBlocks(4))).toBeNull();
-  });
-
-  it("refuses to compile a keyword it does not check, rather than skip it", () => {
-    expect(() => compileSchema({ type: "object", propertyNames: { pattern: "^a" } } as unknown as Schema)).toThrow(
-      /unsupported keyword "propertyNames"/,
-    );
-    expect(() => compileSchema({ $ref: "#/$defs/missing" })).toThrow(/unresolvable \$ref/);
-  });
-
-  it.each([
+const CASES: [string, (d: any) => void, string][] = [
     ["a missing field", (d: any) => delete d.nodes[3].label, 'nodes[3].label is missing (node "n3")'],
     ["a wrong type", (d: any) => (d.nodes[3].label = 5), 'nodes[3].label must be a string, got 5 (node "n3")'],
     ["null for a string", (d: any) => (d.modules[1].class_name = null), 'modules[1].class_name must be a string, got null (module "m1")'],
@@ -53,7 +39,23 @@ describe("the graph schema check", () => {
     ["a string of modules", (d: any) => (d.repeated_blocks = [{ parent: "m0", modules: "m1", signature: "s" }]), 'repeated_blocks[0].modules must be an array, got "m1"'],
     ["no modules", (d: any) => (d.modules = []), "modules must have at least 1 item, got 0"],
     ["no nodes", (d: any) => delete d.nodes, "nodes is missing"],
-  ])("names the field and the value of %s", (_what, edit, expected) => {
+];
+
+describe("the graph schema check", () => {
+  it("compiles the bundled schema and passes vista-core's documents", () => {
+    const checker = graphSchemaChecker();
+    for (const name of ["mlp", "failing", "bert"] as const) expect(checker.check(fixture(name))).toBeNull();
+    expect(checker.check(stackedBlocks(4))).toBeNull();
+  });
+
+  it("refuses to compile a keyword it does not check, rather than skip it", () => {
+    expect(() => compileSchema({ type: "object", propertyNames: { pattern: "^a" } } as unknown as Schema)).toThrow(
+      /unsupported keyword "propertyNames"/,
+    );
+    expect(() => compileSchema({ $ref: "#/$defs/missing" })).toThrow(/unresolvable \$ref/);
+  });
+
+  it.each(CASES)("names the field and the value of %s", (_what, edit, expected) => {
     const message = messageOf(broken(edit));
     expect(message).toBe(`Invalid graph document: ${expected}. Check the document with vista_core.validate_document(document).`);
   });
@@ -108,5 +110,63 @@ describe("the graph schema check", () => {
     const roundTrip = time(() => JSON.parse(JSON.stringify(doc)));
     // Relative, so a busy machine slows both: the point is that it is not quadratic or allocation-heavy.
     expect(check).toBeLessThan(3 * roundTrip);
+  });
+});
+
+/** The message a view reads `doc` with: read for the first view, then checked to the end. */
+async function viewMessageOf(doc: unknown, pause: () => Promise<boolean> = async () => true): Promise<string> {
+  try {
+    await readForView(doc).checkRest(pause, 0);
+  } catch (error) {
+    expect(error).toBeInstanceOf(DocumentError);
+    return (error as Error).message;
+  }
+  throw new Error("the document was read");
+}
+
+describe("reading a document for its first view, the rest checked after", () => {
+  it.each(CASES)("names %s as readDocument does", async (_what, edit) => {
+    const doc = broken(edit);
+    expect(await viewMessageOf(doc)).toBe(messageOf(doc));
+  });
+
+  it("names the first problem in document order, as readDocument does", async () => {
+    const doc = broken((d) => {
+      d.nodes[3].label = 5;
+      d.repeated_blocks = [{ parent: "m0", modules: "m1", signature: "s" }];
+      d.edges[2].tensor.shape = "2x4";
+    });
+    expect(await viewMessageOf(doc)).toBe('Invalid graph document: nodes[3].label must be a string, got 5 (node "n3"). Check the document with vista_core.validate_document(document).');
+    expect(await viewMessageOf(doc)).toBe(messageOf(doc));
+  });
+
+  it("finds a malformed node far from the first view in the slices after it", async () => {
+    const doc = structuredClone(stackedBlocks(2000)) as Doc;
+    const last = doc.nodes.map((n, i) => ((n.outputs ?? []).length > 0 ? i : -1)).reduce((a, b) => Math.max(a, b));
+    (doc.nodes[last] as any).outputs[0].shape[0] = -1;
+    const read = readForView(doc);
+    expect(read.index.nodes.size).toBe(doc.nodes.length);
+    read.checkItems("nodes", [0, 1, 2]);
+    read.checkItems("edges", [0, 1]);
+    expect(() => read.checkItems("nodes", [last])).toThrow(DocumentError);
+    let pauses = 0;
+    const message = await viewMessageOf(doc, async () => ++pauses > 0);
+    expect(message).toBe(messageOf(doc));
+    expect(message).toContain(`nodes[${last}].outputs[0].shape[0] must be an integer ≥ 0, got -1`);
+    expect(pauses).toBeGreaterThan(10);
+  });
+
+  it("reports the schema's problem for what broke code that read an unchecked part", () => {
+    const doc = broken((d) => (d.edges[2].tensor = null));
+    const read = readForView(doc);
+    const crash = new TypeError("Cannot read properties of null (reading 'shape')");
+    expect((read.explain(crash) as Error).message).toBe(messageOf(doc));
+    expect(readForView(fixture("mlp")).explain(crash)).toBe(crash);
+  });
+
+  it("stops when a pause says so", async () => {
+    const doc = structuredClone(stackedBlocks(2000)) as Doc;
+    (doc.nodes[doc.nodes.length - 1] as any).label = 5;
+    await expect(readForView(doc).checkRest(async () => false, 0)).resolves.toBeUndefined();
   });
 });

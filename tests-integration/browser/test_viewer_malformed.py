@@ -157,3 +157,23 @@ def test_nan_and_infinity_are_named(where: str, value: float, shown: str, docume
     assert text == f"Vista could not draw this graph: Invalid graph document: {expected}{SUFFIX}"
     if where == "shape":
         page.screenshot(path=str(artifacts / "malformed-nan.png"))
+
+
+def test_a_malformed_node_outside_the_first_view_is_named_after_it_is_drawn(
+        documents: Documents, watch: Watch, open_html: Callable[..., Page]) -> None:
+    # The first view checks what it draws; the rest of the document is checked after the first
+    # draw, in slices, and a problem there still replaces the view with the schema's message.
+    doc = copy.deepcopy(documents("llama_32"))
+    i = max(i for i, n in enumerate(doc["nodes"]) if n["kind"] == "op" and n["outputs"])
+    node = doc["nodes"][i]
+    node["outputs"][0]["dtype"] = 7
+    page = open_html(render_html(doc, depth=1))
+    viewer = Viewer(page)
+    text = _message(page, viewer, watch)
+    assert text == ("Vista could not draw this graph: Invalid graph document: "
+                    f'nodes[{i}].outputs[0].dtype must be a string, got 7 (node "{node["id"]}").{SUFFIX}')
+    marks = page.evaluate("() => performance.getEntriesByType('mark').map((m) => m.name)")
+    assert "vista:drawn" in marks and "vista:document-checked" not in marks
+    # Nothing of the refused document stays drawn under the message.
+    assert not page.is_visible(viewer.sel(".vista-canvas > svg"))
+    assert watch.page_errors == []

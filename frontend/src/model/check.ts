@@ -316,3 +316,40 @@ export function graphSchemaChecker(): Checker {
   graphChecker ??= compileSchema(graphSchema as unknown as Schema);
   return graphChecker;
 }
+
+/** The document's lists that grow with the model, whose items a first view checks only in part. */
+export const LONG_LISTS = ["nodes", "edges"] as const;
+export type LongList = (typeof LONG_LISTS)[number];
+
+/**
+ * The graph schema in two parts, both taken from the one schema: `head` checks the document
+ * but not the items of its long lists, `item` checks one item of a long list.
+ */
+export interface StagedChecker {
+  readonly head: Checker;
+  /** Item `at` of `list`: its problem, with a path from the document (`nodes[3].label`), or null. */
+  item(list: LongList, value: unknown, at: number): Problem | null;
+}
+
+let stagedChecker: StagedChecker | null = null;
+export function stagedGraphChecker(): StagedChecker {
+  if (stagedChecker !== null) return stagedChecker;
+  const schema = graphSchema as unknown as Schema;
+  const properties: Record<string, Schema> = { ...schema.properties };
+  const items = new Map<string, Checker>();
+  for (const list of LONG_LISTS) {
+    const { items: item, ...rest } = properties[list] as Schema;
+    if (item === undefined) throw new Error(`schema: "${list}" has no items`);
+    properties[list] = rest;
+    items.set(list, compileSchema({ ...item, $defs: schema.$defs }));
+  }
+  const head = compileSchema({ ...schema, properties });
+  stagedChecker = {
+    head,
+    item(list, value, at) {
+      const p = (items.get(list) as Checker).check(value);
+      return p === null ? null : within(list, within(at, p));
+    },
+  };
+  return stagedChecker;
+}

@@ -10,7 +10,7 @@ import type {
   SharedTensor,
   VistaGraphDocumentSchemaVersion1 as GraphDocument,
 } from "./schema.generated";
-import { formatPath, graphSchemaChecker, show, type Problem } from "./check";
+import { formatPath, graphSchemaChecker, LONG_LISTS, show, stagedGraphChecker, type LongList, type Problem } from "./check";
 
 export type { Edge, ModuleCall, Node, GraphDocument, SharedTensor };
 export type { Tensor, Parameter, Source, TraceError } from "./schema.generated";
@@ -105,6 +105,83 @@ function isObject(value: unknown): value is Record<string, unknown> {
  * Full validation is vista-core's job (JSON Schema); this reports what would break the viewer.
  */
 export function readDocument(input: unknown): GraphIndex {
+  const doc = checkVersion(input);
+  const problem = graphSchemaChecker().check(doc);
+  if (problem !== null) throw new DocumentError(explain(doc, problem));
+  return buildIndex(doc);
+}
+
+/**
+ * A document read for its first view (readForView): the index, built once the document's
+ * head is checked, and the checks of the items of its long lists, which come after.
+ */
+export interface ViewRead {
+  readonly index: GraphIndex;
+  /** Checks the listed items (those a view draws) now; throws the document's DocumentError. */
+  checkItems(list: LongList, at: Iterable<number>): void;
+  /**
+   * Checks every item of the long lists in document order, in slices of about `sliceMs`,
+   * awaiting `pause()` between them (false stops the check); rejects with the document's DocumentError.
+   */
+  checkRest(pause: () => Promise<boolean>, sliceMs: number): Promise<void>;
+  /**
+   * What to report for `error`, thrown by code that read the document before it was checked
+   * in full: the schema's problem if the document has one (as readDocument would say), else `error`.
+   */
+  explain(error: unknown): unknown;
+}
+
+/**
+ * Reads a document as readDocument does, but checks the items of its long lists (nodes, edges)
+ * only when asked: a view checks those it draws before its first draw and the rest after it.
+ * Every problem is still reported with readDocument's message: the first in document order.
+ */
+export function readForView(input: unknown): ViewRead {
+  const doc = checkVersion(input);
+  const staged = stagedGraphChecker();
+  const full = (error: unknown): unknown => {
+    const problem = graphSchemaChecker().check(doc);
+    return problem === null ? error : new DocumentError(explain(doc, problem));
+  };
+  // A problem in the head may come after one in an item (nodes before repeated_blocks): the full check names the first.
+  const head = staged.head.check(doc);
+  if (head !== null) throw full(new DocumentError(explain(doc, head)));
+  let index: GraphIndex;
+  try {
+    index = buildIndex(doc);
+  } catch (error) {
+    throw full(error);
+  }
+  const lists = doc as unknown as Record<LongList, readonly unknown[]>;
+  return {
+    index,
+    checkItems(list, at) {
+      for (const i of at) {
+        const problem = staged.item(list, lists[list][i], i);
+        if (problem !== null) throw full(new DocumentError(explain(doc, problem)));
+      }
+    },
+    async checkRest(pause, sliceMs) {
+      for (const list of LONG_LISTS) {
+        const items = lists[list];
+        let start = performance.now();
+        for (let i = 0; i < items.length; i++) {
+          // The head is checked, so the first problem here is the first of the document.
+          const problem = staged.item(list, items[i], i);
+          if (problem !== null) throw new DocumentError(explain(doc, problem));
+          if ((i & 255) === 255 && performance.now() - start > sliceMs) {
+            if (!(await pause())) return;
+            start = performance.now();
+          }
+        }
+      }
+    },
+    explain: full,
+  };
+}
+
+/** The document as an object of a schema version this viewer reads, or a DocumentError. */
+function checkVersion(input: unknown): Record<string, unknown> {
   if (!isObject(input)) {
     throw new DocumentError(
       `Invalid graph document: expected a JSON object, got ${describe(input)}. ` +
@@ -124,8 +201,11 @@ export function readDocument(input: unknown): GraphIndex {
         `${SUPPORTED_SCHEMA_MAJOR}.x. Use a vista-render-html release made for schema ${major}.x.`,
     );
   }
-  const problem = graphSchemaChecker().check(input);
-  if (problem !== null) throw new DocumentError(explain(input, problem));
+  return input;
+}
+
+/** The index of a document whose schema is checked (or, for readForView, whose head is). */
+function buildIndex(input: Record<string, unknown>): GraphIndex {
   const read = input as unknown as GraphDocument;
   const { doc, groups } = groupLeaves(read);
 
@@ -172,28 +252,33 @@ export function readDocument(input: unknown): GraphIndex {
 
   const nodes = new Map<string, Node>();
   const nodeIndex = new Map<string, number>();
-  doc.nodes.forEach((n, i) => {
+  const failedNodes = new Set<string>();
+  // Plain loops over the long lists, one pass each: they run on every node and edge of a 100k-node document.
+  for (let i = 0; i < doc.nodes.length; i++) {
+    const n = doc.nodes[i] as Node;
     if (nodes.has(n.id)) throw new DocumentError(`Invalid graph document: nodes[${i}].id ${JSON.stringify(n.id)} is the id of an earlier node too.`);
     const list = moduleNodes.get(n.module);
     if (list === undefined) throw new DocumentError(dangling(`nodes[${i}].module`, n.module, "module", `node ${JSON.stringify(n.id)}`));
     list.push(n.id);
     nodes.set(n.id, n);
     nodeIndex.set(n.id, i);
-  });
-  doc.edges.forEach((e, i) => {
-    for (const end of ["source", "target"] as const) {
-      if (!nodes.has(e[end])) {
-        throw new DocumentError(dangling(`edges[${i}].${end}`, e[end], "node", `edge ${JSON.stringify(e.source)} -> ${JSON.stringify(e.target)}`));
-      }
+    if (n.kind === "error" || n.error !== undefined) failedNodes.add(n.id);
+  }
+  for (let i = 0; i < doc.edges.length; i++) {
+    const e = doc.edges[i] as Edge;
+    const end = !nodes.has(e.source) ? "source" : !nodes.has(e.target) ? "target" : null;
+    if (end !== null) {
+      throw new DocumentError(dangling(`edges[${i}].${end}`, e[end], "node", `edge ${JSON.stringify(e.source)} -> ${JSON.stringify(e.target)}`));
     }
-  });
+  }
 
   // In reverse preorder every call comes after its children, so theirs are known.
   const moduleFirstNode = new Map<string, number>();
   for (let k = order.length - 1; k >= 0; k--) {
     const id = order[k] as string;
-    let best = Number.POSITIVE_INFINITY;
-    for (const n of moduleNodes.get(id) ?? []) best = Math.min(best, nodeIndex.get(n) ?? best);
+    // A module's own nodes are listed in document order: the first is its smallest index.
+    const own = (moduleNodes.get(id) ?? [])[0];
+    let best = own === undefined ? Number.POSITIVE_INFINITY : (nodeIndex.get(own) ?? Number.POSITIVE_INFINITY);
     for (const c of moduleChildren.get(id) ?? []) best = Math.min(best, moduleFirstNode.get(c) ?? best);
     moduleFirstNode.set(id, best);
   }
@@ -208,8 +293,6 @@ export function readDocument(input: unknown): GraphIndex {
     for (const id of fold.glueModules) if (!foldOf.has(id) && !glueModuleOf.has(id)) glueModuleOf.set(id, fold.key);
   }
 
-  const failedNodes = new Set<string>();
-  for (const n of doc.nodes) if (n.kind === "error" || n.error !== undefined) failedNodes.add(n.id);
   if (doc.error?.node !== undefined && nodes.has(doc.error.node)) failedNodes.add(doc.error.node);
 
   const shared = new Map<string, SharedTensor>();

@@ -3,7 +3,7 @@
  * state, and drives model -> layout -> drawing. Several viewers on a page share nothing but
  * the layout worker.
  */
-import { readDocument, type GraphIndex } from "../model/document";
+import { DocumentError, readForView, type GraphIndex, type ViewRead } from "../model/document";
 import { isDiffDocument } from "../model/diff";
 import { mountDiff } from "./diff";
 import { search } from "../model/search";
@@ -102,6 +102,8 @@ export interface DrawnView {
 type ViewTarget = { kind: "fit" } | { kind: "overview" } | { kind: "focus"; id: string } | { kind: "center"; id: string } | { kind: "anchor"; anchor: Anchor } | { kind: "context"; anchor: Anchor | null } | { kind: "keep" };
 
 const PROGRESS_DELAY_MS = 150;
+/** How long one slice of the document's check after the first draw runs before the page gets the thread back. */
+const CHECK_SLICE_MS = 40;
 /** How near an edge's line (graph units) the pointer hovers and clicks it: half of a 9-unit stroke. */
 const EDGE_REACH = 4.5;
 /** A window that meets nothing: the renderer draws no box while the overview stands in. */
@@ -121,6 +123,8 @@ export class Viewer {
   /** The far-out drawing of a big graph, a canvas under the SVG (see virtual-overview.ts). */
   private readonly overview: OverviewCanvas;
   private index: GraphIndex | null = null;
+  /** The document's check still to do after the first draw; null once it is done (or for a hook's index). */
+  private unchecked: ViewRead | null = null;
   private state: states.ViewState | null = null;
   private visible: VisibleGraph | null = null;
   private layout: LayoutResult | null = null;
@@ -186,14 +190,29 @@ export class Viewer {
     this.wireEvents();
     wireSearch(this.chrome, () => this.index, (id) => void this.select(id));
 
+    let index: GraphIndex;
     try {
-      this.index = this.hooks.read?.() ?? readDocument(document);
+      if (this.hooks.read !== undefined) index = this.hooks.read();
+      else {
+        this.unchecked = readForView(document);
+        index = this.unchecked.index;
+      }
     } catch (error) {
       this.fail(error);
       return;
     }
+    this.index = index;
     mark("document-read");
-    const index = this.index;
+    try {
+      this.open(index, textFont);
+    } catch (error) {
+      this.fail(error);
+    }
+  }
+
+  /** The first view of a read document: its state, panels and first layout, then the rest of the check. */
+  private open(index: GraphIndex, textFont: Promise<TextFont> | null): void {
+    const options = this.options;
     const depth = Math.max(0, Math.floor(options.depth ?? 1));
     let state = states.stateAtDepth(index, depth, {
       showParameters: options.showParameters ?? true,
@@ -223,12 +242,7 @@ export class Viewer {
       this.selected = opening;
     }
     this.state = state;
-    try {
-      this.client = acquireLayoutClient();
-    } catch (error) {
-      this.fail(error);
-      return;
-    }
+    this.client = acquireLayoutClient();
     if (this.selected !== null) this.showDetails(this.selected);
     // The first layout measures the names, so it waits for the font that draws them.
     const font = (textFont ?? Promise.resolve(null)).then(
@@ -237,7 +251,7 @@ export class Viewer {
       },
       (error: unknown) => console.error("Vista: the page's text font could not be loaded;", error),
     );
-    void font.then(() => this.relayout(target)).then(
+    void font.then(() => this.relayout(target)).then(() => this.checkRest()).then(
       () => {
         this.chrome.root.dataset["state"] = "ready";
         mark("ready");
@@ -387,6 +401,7 @@ export class Viewer {
     if (index === null || state === null || client === null) return;
     const generation = ++this.generation;
     const visible = computeVisibleGraph(index, state);
+    if (this.unchecked !== null) this.checkDrawn(index, visible);
     const { graph, looks, headers } = sizeVisibleGraph(index, visible, this.measure);
     const timer = setTimeout(() => {
       if (generation === this.generation) this.chrome.progress.hidden = false;
@@ -801,8 +816,41 @@ export class Viewer {
     this.cleanups.push(watchHostTheme(this.container.ownerDocument, onChange));
   }
 
+  /** Checks the document's nodes and edges that `visible` draws, before they are drawn. */
+  private checkDrawn(index: GraphIndex, visible: VisibleGraph): void {
+    const unchecked = this.unchecked as ViewRead;
+    const nodes: number[] = [];
+    for (const item of visible.items.values()) {
+      const at = item.type === "node" ? index.nodeIndex.get(item.id) : undefined;
+      if (at !== undefined) nodes.push(at);
+    }
+    unchecked.checkItems("nodes", nodes);
+    unchecked.checkItems("edges", visible.edges.flatMap((e) => e.edges));
+  }
+
+  /** After the first draw: the rest of the document's check, in slices that leave the page responsive. */
+  private async checkRest(): Promise<void> {
+    const unchecked = this.unchecked;
+    if (unchecked === null || this.destroyed) return;
+    await afterPaint();
+    await unchecked.checkRest(() => new Promise((resolve) => setTimeout(() => resolve(!this.destroyed), 0)), CHECK_SLICE_MS);
+    this.unchecked = null;
+    mark("document-checked");
+  }
+
   private fail(error: unknown): void {
+    // Before the document is checked in full, a failure may come from a malformed part: that is what is reported.
+    if (this.unchecked !== null) error = this.unchecked.explain(error);
+    this.unchecked = null;
     const message = error instanceof Error ? error.message : String(error);
+    if (error instanceof DocumentError && this.index !== null) {
+      // Found after the first draw: nothing of the document stays drawn or answers clicks.
+      this.generation++;
+      this.index = null;
+      this.state = null;
+      for (const child of this.chrome.canvas.children) (child as HTMLElement | SVGElement).style.display = "none";
+      this.chrome.details.hidden = true;
+    }
     this.chrome.root.dataset["state"] = "error-rendering";
     const box = document.createElement("div");
     box.className = "vista-message";
@@ -810,6 +858,14 @@ export class Viewer {
     this.chrome.canvas.appendChild(box);
     this.rejectReady(error instanceof Error ? error : new Error(message));
   }
+}
+
+/** Resolves once the page has painted what was drawn (or after 100 ms where frames do not come, as in a hidden tab). */
+function afterPaint(): Promise<void> {
+  return new Promise((resolve) => {
+    requestAnimationFrame(() => setTimeout(resolve, 0));
+    setTimeout(resolve, 100);
+  });
 }
 
 export function mount(container: HTMLElement, document: unknown, options: ViewerOptions = {}, page: PageResources = {}): ViewerHandle {
