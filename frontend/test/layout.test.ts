@@ -237,6 +237,56 @@ describe("edges across open modules' borders", () => {
   });
 });
 
+/**
+ * The routes that go sideways more than once although their ends are less than 24 points apart
+ * sideways: the measure `wiggles` of tests-integration/browser/test_viewer_routing.py, on each
+ * route's Bézier curves sampled every 2 points of their length instead of the drawn path.
+ */
+function wiggles(r: LayoutResult): string[] {
+  const found: string[] = [];
+  for (const route of r.edges) {
+    const [first, ...rest] = route.points;
+    if (first === undefined) continue;
+    const dense: Point[] = [first];
+    for (let k = 0; k + 2 < rest.length; k += 3) {
+      const [p0, c1, c2, p1] = [dense[dense.length - 1]!, rest[k]!, rest[k + 1]!, rest[k + 2]!];
+      for (let i = 1; i <= 200; i++) {
+        const t = i / 200;
+        const u = 1 - t;
+        const at = (a: number, b: number, c: number, d: number): number => u * u * u * a + 3 * u * u * t * b + 3 * u * t * t * c + t * t * t * d;
+        dense.push({ x: at(p0.x, c1.x, c2.x, p1.x), y: at(p0.y, c1.y, c2.y, p1.y) });
+      }
+    }
+    // Every 2 points along the curve, as the browser test samples the drawn path.
+    const pts: Point[] = [first];
+    let along = 0;
+    dense.forEach((p, i) => {
+      if (i === 0) return;
+      along += Math.hypot(p.x - dense[i - 1]!.x, p.y - dense[i - 1]!.y);
+      if (along >= 2 || i === dense.length - 1) [along] = [0, pts.push(p)];
+    });
+    let runs = 0;
+    let sideways = false;
+    for (let i = 1; i < pts.length; i++) {
+      const [a, b] = [pts[i - 1]!, pts[i]!];
+      const now = Math.abs(b.x - a.x) / Math.max(Math.hypot(b.x - a.x, b.y - a.y), 1e-9) > 0.35;
+      if (now && !sideways) runs++;
+      sideways = now;
+    }
+    if (runs >= 2 && Math.abs(dense[dense.length - 1]!.x - first.x) < 24) found.push(route.id);
+  }
+  return found;
+}
+
+describe("chains of open modules", () => {
+  it("do not step sideways where they cross a module's border", () => {
+    const index = readDocument(fixture("bert"));
+    const { r } = run(index, expandAll(index, stateAtDepth(index, 1, ALL)));
+    // Joined at the centre of the field nearest to a port anywhere in it, 3 edges wiggled.
+    expect(wiggles(r).length).toBeLessThanOrEqual(1);
+  });
+});
+
 describe("edges into an open module's header", () => {
   it("cross it right of the header's text: a block's contents move right until its entry ports are", () => {
     const index = readDocument(fixture("mlp"));

@@ -13,7 +13,7 @@ import { addArcs, arcEdges } from "./arcs";
 import { bundle, BUNDLE_MIN } from "./bundles";
 import { place, stitch } from "./compose";
 import { labelWidth, localLabels } from "./labels";
-import { borderField, dotLabel, elementIndex, outcomes, toDot, type LocalEdge, type LocalElement } from "./dot";
+import { borderField, dotLabel, elementIndex, fieldCentre, fieldCount, outcomes, toDot, type LocalEdge, type LocalElement } from "./dot";
 import { parseGraphvizJson, type GraphvizLayout } from "./graphviz";
 import { routeEdges } from "./route";
 import { segmentGraph } from "./segments";
@@ -115,6 +115,7 @@ export class LayoutEngine {
     w.inset = Math.max((centred - local.width) / 2, (w.spec.title ?? 0) - leftmostEntry(local, w.inPorts.size));
     const width = Math.max(centred, w.inset + local.width + padding);
     w.width = width + controlClearance(width, w.inset, local, w.inPorts.size, w.spec.control);
+    if (!tree.segments.has(id)) w.inset += fieldShift(w, local);
     w.height = w.spec.header + local.height + padding;
     if (tree.segments.has(id)) w.spine = w.inset + (ofSegments ? segmentsSpine(local, elements[0], spines[0]) : spineOf(local, elements.length));
   }
@@ -215,6 +216,45 @@ function borderFieldOf(tree: LayoutTree, w: Work, name: string, source: string, 
   const k = (kind === "i" ? child.inPorts : child.outPorts).get(source);
   const at = k === undefined ? undefined : child.local.nodes.get(`${kind}${k}`);
   return at === undefined ? undefined : borderField(child.width, child.inset + at.x, kind === "i", child.spec.control);
+}
+
+/**
+ * How far to move container `w`'s own layout sideways in its block (keeping at least half its
+ * padding, its entry ports between the header's text and its controls) so that most of its ports
+ * lie at the centre of a border field: its parent joins an edge to it at the centre of the field
+ * nearest to the port, and stitching then bends the edge over to the port, up to half a field at
+ * every border a chain of modules crosses.
+ */
+function fieldShift(w: Work, local: GraphvizLayout): number {
+  const ports: { x: number; top: boolean }[] = [];
+  for (let k = 0; k < w.inPorts.size; k++) {
+    const at = local.nodes.get(`i${k}`);
+    if (at !== undefined) ports.push({ x: w.inset + at.x, top: true });
+  }
+  for (let k = 0; k < w.outPorts.size; k++) {
+    const at = local.nodes.get(`o${k}`);
+    if (at !== undefined) ports.push({ x: w.inset + at.x, top: false });
+  }
+  if (ports.length === 0) return 0;
+  const field = w.width / fieldCount(w.width);
+  const margin = CONTAINER_PADDING / 2;
+  const entries = ports.filter((p) => p.top).map((p) => p.x);
+  const low = Math.max(margin - w.inset, (w.spec.title ?? 0) - Math.min(...entries));
+  const high = Math.min(w.width - margin - w.inset - local.width, w.width - w.spec.control - Math.max(...entries));
+  const centred = (s: number): number =>
+    ports.filter((p) => Math.abs(fieldCentre(w.width, borderField(w.width, p.x + s, p.top, w.spec.control)) - p.x - s) < 0.25).length;
+  let best = 0;
+  let most = centred(0);
+  for (const p of ports) {
+    const f = borderField(w.width, p.x, p.top, w.spec.control);
+    for (const k of [f - 1, f, f + 1]) {
+      const s = fieldCentre(w.width, k) - p.x;
+      if (s < low || s > high || Math.abs(s) > field) continue;
+      const n = centred(s);
+      if (n > most || (n === most && Math.abs(s) < Math.abs(best))) [best, most] = [s, n];
+    }
+  }
+  return best;
 }
 
 /** The x of the leftmost entry port i0..i(n-1) of `local`; +Infinity when it has none. */
