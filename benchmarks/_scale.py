@@ -15,7 +15,8 @@ blocked, see ``_browser``) and measures, in one fresh page:
   and how many exceeded 50 ms;
 - ``long_task_max_ms``: the longest main-thread task (``longtask`` entries) during the clicks;
 - ``marks_ms``: per action, when the viewer's marks came after its start: ``layout-requested``
-  (the request sent), ``layout-arrived`` (the worker's answer reached the page),
+  (the request sent), ``layout-arrived`` (the worker's answer reached the page), ``filled`` (the last
+  frame of a window filled over several frames, when it was),
   ``layout-received`` (unpacked) and ``drawn``;
 - memory after Open all: the renderer process's resident set (``VmRSS`` of Chromium's
   ``--type=renderer`` processes started by this benchmark), the JavaScript heap and the DOM
@@ -72,7 +73,7 @@ async ([action, done, waitDrawn, arg]) => {
                          return e === undefined || e.startTime < start ? null : Math.round(e.startTime - start); };
   await new Promise((r) => setTimeout(r, 50));
   return [ms, Math.max(0, ...__longTasks), Object.fromEntries(
-    ['layout-requested', 'layout-arrived', 'layout-received', 'drawn'].map((m) => [m, at(m)]))];
+    ['layout-requested', 'layout-arrived', 'layout-received', 'drawn', 'filled'].map((m) => [m, at(m)]))];
 }
 """
 

@@ -133,6 +133,62 @@ def test_a_10k_node_fit_paints_an_overview_and_zooming_in_draws_boxes(stack: dic
     assert not near["shown"] and near["nodes"] > 0, near
 
 
+# Counts the boxes (nodes, open and closed modules) added to the graph per animation frame.
+_COUNT_ADDED = """root => {
+  globalThis.__added = [0];
+  const observer = new MutationObserver((records) => {
+    for (const r of records) for (const n of r.addedNodes)
+      if (n instanceof SVGGElement && n.matches('g.vista-node, g.vista-module')) __added[__added.length - 1]++;
+  });
+  observer.observe(root.querySelector('svg.vista-graph'), { childList: true, subtree: true });
+  const tick = () => { __added.push(0); if (!globalThis.__stopAdded) requestAnimationFrame(tick); };
+  requestAnimationFrame(tick);
+}"""
+
+# The drawn boxes' ids, and the exported ones whose top-left corner lies in the view.
+_IN_VIEW = """h => {
+  const svg = document.querySelector('.vista-viewer svg.vista-graph');
+  const m = svg.querySelector('g.vista-viewport').getScreenCTM().inverse();
+  const box = svg.getBoundingClientRect();
+  const a = new DOMPoint(box.left, box.top).matrixTransform(m);
+  const b = new DOMPoint(box.right, box.bottom).matrixTransform(m);
+  const doc = new DOMParser().parseFromString(h.exportSVG(), 'image/svg+xml');
+  const inView = [...doc.querySelectorAll('g.vista-node, g.vista-module[data-state="collapsed"]')].filter((g) => {
+    const t = /translate\\(([-\\d.]+),([-\\d.]+)\\)/.exec(g.getAttribute('transform') ?? '');
+    return t !== null && +t[1] >= a.x && +t[1] <= b.x && +t[2] >= a.y && +t[2] <= b.y;
+  }).map((g) => g.dataset.id);
+  const live = new Set([...svg.querySelectorAll('g.vista-node, g.vista-module[data-state="collapsed"]')].map((g) => g.dataset.id));
+  return { inView, missing: inView.filter((id) => !live.has(id)) };
+}"""
+
+
+def test_zooming_in_from_the_overview_fills_the_view_over_frames(stack: dict[str, Any], open_viewer: OpenPage) -> None:
+    # The switch from the overview to boxes made up to 1,500 boxes in one frame (0.7 s); the
+    # renderer now makes at most 250 new items, edges and frames per frame, nearest the view first.
+    viewer = open_viewer(stack, depth=1)
+    _open_all(viewer, stack)
+    viewer.click_action("fit")
+    viewer.page.wait_for_timeout(300)
+    assert viewer.page.eval_on_selector(viewer.root, _OVERVIEW)["shown"]
+    box = viewer.page.locator(viewer.sel("svg.vista-graph")).bounding_box()
+    viewer.page.mouse.move(box["x"] + box["width"] / 2, box["y"] + box["height"] / 2)
+    viewer.page.eval_on_selector(viewer.root, _COUNT_ADDED)
+    for _ in range(40):
+        if not viewer.page.eval_on_selector(viewer.root, _OVERVIEW)["shown"]:
+            break
+        viewer.page.mouse.wheel(0, -240)
+        viewer.page.wait_for_timeout(60)
+    assert not viewer.page.eval_on_selector(viewer.root, _OVERVIEW)["shown"], "the wheel never left the overview"
+    viewer.page.wait_for_function("() => performance.getEntriesByName('vista:filled').length > 0", timeout=30_000)
+    viewer.page.wait_for_timeout(200)
+    added = viewer.page.evaluate("() => { globalThis.__stopAdded = true; return __added; }")
+    assert sum(added) > 400, added  # the switch drew many boxes...
+    assert max(added) <= 250, [a for a in added if a]  # ...but never too many in one frame
+    seen = viewer.evaluate_handle(_IN_VIEW)
+    # Once filled, every box in the view is drawn.
+    assert len(seen["inView"]) > 20 and seen["missing"] == [], seen
+
+
 def _toggle_block(viewer: Viewer, block: str, after: str) -> None:
     """Jumps to module call `block` and clicks its +/−, until it is drawn `after` ("collapsed", "expanded")."""
     viewer.evaluate_handle(f"h => h.select({block!r})")

@@ -13,7 +13,7 @@ import { CONTROL_INSET, foldButtonWidth, HEADER_TEXT_X, TOGGLE_SIZE, type Look, 
 import { FONT_FAMILY, LABEL_FAMILY } from "./measure";
 import type { Palette } from "./theme";
 import { GridIndex } from "./spatial";
-import { routesById, windowIndex } from "./virtual";
+import { edgeBounds, routesById, windowIndex } from "./virtual";
 
 export interface DrawInput {
   readonly visible: VisibleGraph;
@@ -26,6 +26,27 @@ export interface DrawInput {
   readonly markerId: string;
   /** Only what meets this rectangle (graph coordinates) is drawn; everything when absent (see virtual.ts). */
   readonly window?: Rect | null;
+}
+
+/** Squared distance of a rectangle's centre from a point: what is nearest the view is drawn first. */
+function distance2(r: Rect, cx: number, cy: number): number {
+  const dx = r.x + r.width / 2 - cx;
+  const dy = r.y + r.height / 2 - cy;
+  return dx * dx + dy * dy;
+}
+
+/** `list` nearest the window's centre first (by `rect`), when a draw may not create all of it. */
+function nearestFirst<T>(list: readonly T[], window: Rect | null | undefined, budget: number, rect: (t: T) => Rect | undefined): readonly T[] {
+  if (window == null || list.length <= budget) return list;
+  const cx = window.x + window.width / 2;
+  const cy = window.y + window.height / 2;
+  const far = Number.MAX_VALUE;
+  const keys = list.map((t) => {
+    const r = rect(t);
+    return r === undefined ? far : distance2(r, cx, cy);
+  });
+  const order = list.map((_, i) => i).sort((a, b) => (keys[a] as number) - (keys[b] as number));
+  return order.map((i) => list[i] as T);
 }
 
 type G = Selection<SVGGElement, unknown, null, undefined>;
@@ -86,6 +107,8 @@ export class GraphRenderer {
   private readonly layers: { defs: G; modules: G; edges: G; titles: G; nodes: G; highlight: G };
   private items = new Map<string, Kept>();
   private containers = new Map<string, Kept>();
+  /** The open modules' groups by depth (see depthLayer). */
+  private depthLayers: G[] = [];
   private edges = new Map<string, KeptEdge>();
   /** The drawn edges' bounds for edgeNear; null until asked after a draw. */
   private edgeIndex: { readonly kept: readonly KeptEdge[]; readonly grid: GridIndex } | null = null;
@@ -106,7 +129,13 @@ export class GraphRenderer {
     };
   }
 
-  draw(input: DrawInput): void {
+  /**
+   * Draws `input`, creating at most about `budget` new items and edges (kept ones only move):
+   * those nearest the window's centre first. False when some were left for a later draw, which
+   * the caller makes in a later frame, so that zooming in on a big graph never builds its
+   * window's 1,500 boxes in one frame.
+   */
+  draw(input: DrawInput, budget = Infinity): boolean {
     const paletteKey = `${input.palette.background}|${input.markerId}`;
     if (paletteKey !== this.paletteKey) {
       // New colours: nothing can be reused.
@@ -116,12 +145,14 @@ export class GraphRenderer {
       }
       this.items.clear();
       this.containers.clear();
+      this.depthLayers = [];
       this.edges.clear();
       this.drawMarker(input);
     }
-    this.drawContainers(input);
-    this.drawEdges(input);
-    this.drawItems(input);
+    // Frames, then boxes, then the edges between them: the order the eye needs them in.
+    const afterFrames = this.drawContainers(input, budget);
+    const afterItems = this.drawItems(input, afterFrames);
+    return this.drawEdges(input, afterItems) >= 0 && afterItems >= 0 && afterFrames >= 0;
   }
 
   private drawMarker(input: DrawInput): void {
@@ -138,24 +169,38 @@ export class GraphRenderer {
     marker.append("path").attr("d", "M0,0L10,5L0,10Z").attr("fill", input.palette.edge);
   }
 
-  private drawContainers(input: DrawInput): void {
+  /** Draws the open modules, creating at most `budget`; what is left of it, -1 if some were not drawn. */
+  private drawContainers(input: DrawInput, budget: number): number {
     const { visible, layout, palette } = input;
     const next = new Map<string, Kept>();
     const shown = input.window == null ? [...visible.containers.values()] : inWindow(windowIndex(visible, layout).containers(input.window), visible.containers);
-    const ordered = shown.sort((a, b) => input.depthOf(a.id) - input.depthOf(b.id));
-    let previous: SVGGElement | null = null;
-    let inOrder = true;
-    for (const c of ordered) {
+    const keys = new Map<string, string>();
+    let left = budget;
+    for (const c of nearestFirst(shown, input.window, budget, (c) => layout.rects[c.id])) {
       const r = layout.rects[c.id];
       if (r === undefined) continue;
+      const lines = input.headers.get(c.id) ?? [];
+      const key = `${r.width}|${r.height}|${input.depthOf(c.id)}|${c.failed}|${c.run}|${lines.map((l) => l.text).join("|")}`;
+      if (this.containers.get(c.id)?.key !== key) {
+        if (left <= 0) {
+          left = -1;
+          continue;
+        }
+        left--;
+      }
+      keys.set(c.id, key);
+    }
+    for (const c of shown) {
+      if (!keys.has(c.id)) continue;
+      const r = layout.rects[c.id] as Rect;
       const depth = input.depthOf(c.id);
       const lines = input.headers.get(c.id) ?? [];
-      const key = `${r.width}|${r.height}|${depth}|${c.failed}|${c.run}|${lines.map((l) => l.text).join("|")}`;
+      const key = keys.get(c.id) as string;
       let kept = this.containers.get(c.id);
       if (kept === undefined || kept.key !== key) {
         kept?.el.remove();
         kept?.title?.remove();
-        const el = this.layers.modules
+        const el = this.depthLayer(depth)
           .append("g")
           .attr("class", "vista-module")
           .attr("data-id", c.id)
@@ -184,8 +229,6 @@ export class GraphRenderer {
         kept.title?.setAttribute("transform", position);
         kept.position = position;
       }
-      if (previous !== null && previous.nextSibling !== kept.el) inOrder = false;
-      previous = kept.el;
       next.set(c.id, kept);
     }
     for (const [id, kept] of this.containers) {
@@ -194,25 +237,41 @@ export class GraphRenderer {
       kept.title?.remove();
     }
     this.containers = next;
-    if (!inOrder) {
-      // Outer frames must be painted below inner ones.
-      const layer = this.layers.modules.node() as SVGGElement;
-      for (const c of ordered) {
-        const el = next.get(c.id)?.el;
-        if (el !== undefined) layer.appendChild(el);
-      }
-    }
+    return left;
   }
 
-  private drawEdges(input: DrawInput): void {
+  /**
+   * The group open modules of `depth` are drawn in: one per depth, in depth order, so outer
+   * frames paint below inner ones however late a frame is made (no reordering of the DOM).
+   */
+  private depthLayer(depth: number): G {
+    const layer = this.layers.modules;
+    while (this.depthLayers.length <= depth) {
+      this.depthLayers.push(layer.append("g").attr("data-depth", this.depthLayers.length));
+    }
+    return this.depthLayers[depth] as G;
+  }
+
+  /** Draws the edges, creating at most `budget`; what is left of it, -1 if some were not drawn. */
+  private drawEdges(input: DrawInput, budget: number): number {
     const { visible, layout, palette } = input;
     const routes = routesById(layout.edges);
     const next = new Map<string, KeptEdge>();
-    for (const e of input.window == null ? visible.edges : windowIndex(visible, layout).edges(input.window)) {
+    const shown = input.window == null ? visible.edges : windowIndex(visible, layout).edges(input.window);
+    let left = budget;
+    for (const e of nearestFirst(shown, input.window, budget, (e) => {
+      const r = routes.get(e.id);
+      return r === undefined ? undefined : edgeBounds(r);
+    })) {
       const route = routes.get(e.id);
       if (route === undefined || route.points.length < 2) continue;
       let kept = this.edges.get(e.id);
       if (kept === undefined) {
+        if (left <= 0) {
+          left = -1;
+          continue;
+        }
+        left--;
         const el = this.layers.edges
           .append("g")
           .attr("class", "vista-edge")
@@ -269,6 +328,7 @@ export class GraphRenderer {
     for (const [id, kept] of this.edges) if (!next.has(id)) kept.el.remove();
     this.edges = next;
     this.edgeIndex = null;
+    return left;
   }
 
   /**
@@ -296,11 +356,13 @@ export class GraphRenderer {
     return best;
   }
 
-  private drawItems(input: DrawInput): void {
+  /** Draws the items, creating at most `budget`; what is left of it, -1 if some were not drawn. */
+  private drawItems(input: DrawInput, budget: number): number {
     const { visible, layout, palette } = input;
     const next = new Map<string, Kept>();
-    const shown = input.window == null ? visible.items.values() : inWindow(windowIndex(visible, layout).items(input.window), visible.items);
-    for (const item of shown) {
+    const shown = input.window == null ? [...visible.items.values()] : inWindow(windowIndex(visible, layout).items(input.window), visible.items);
+    let left = budget;
+    for (const item of nearestFirst(shown, input.window, budget, (item) => layout.rects[item.id])) {
       const r = layout.rects[item.id];
       const look = input.looks.get(item.id);
       if (r === undefined || look === undefined) continue;
@@ -311,6 +373,11 @@ export class GraphRenderer {
       let kept = this.items.get(item.id);
       if (kept === undefined || kept.key !== key) {
         kept?.el.remove();
+        if (left <= 0) {
+          left = -1;
+          continue;
+        }
+        left--;
         const el = item.type === "node" ? this.drawNode(item.id, item.node.kind, item.failed, look, palette) : this.drawBox(item.id, item.repeat, item.failed, item.module.class_qualname, look, palette);
         if (item.type === "node" && item.shared) el.setAttribute("data-shared", "true");
         kept = { el, key, position: "" };
@@ -324,6 +391,7 @@ export class GraphRenderer {
     }
     for (const [id, kept] of this.items) if (!next.has(id)) kept.el.remove();
     this.items = next;
+    return left;
   }
 
   private drawNode(id: string, kind: string, failed: boolean, look: Look, palette: Palette): SVGGElement {

@@ -106,6 +106,8 @@ const PROGRESS_DELAY_MS = 150;
 const CHECK_SLICE_MS = 40;
 /** How near an edge's line (graph units) the pointer hovers and clicks it: half of a 9-unit stroke. */
 const EDGE_REACH = 4.5;
+/** New open modules, items and edges made per frame at most; the rest come in the next frames. */
+const FILL_PER_FRAME = 250;
 /** A window that meets nothing: the renderer draws no box while the overview stands in. */
 const EMPTY = { x: -1e12, y: -1e12, width: 0, height: 0 };
 let instances = 0;
@@ -139,6 +141,10 @@ export class Viewer {
   private client: LayoutClient | null = null;
   private generation = 0;
   private destroyed = false;
+  /** The frame request that goes on drawing a window not yet filled (0: none), see redraw. */
+  private filling = 0;
+  /** Whether a window was left unfilled since the last `vista:filled` mark. */
+  private unfilled = false;
   private readonly cleanups: (() => void)[] = [];
   private textFont: TextFont | null = null;
   private resolveReady: () => void = () => undefined;
@@ -386,6 +392,7 @@ export class Viewer {
     if (this.destroyed) return;
     this.destroyed = true;
     this.generation++;
+    if (this.filling !== 0) this.chrome.root.ownerDocument.defaultView?.cancelAnimationFrame(this.filling);
     for (const c of this.cleanups) c();
     this.chrome.root.remove();
     if (this.client !== null) releaseLayoutClient();
@@ -429,14 +436,27 @@ export class Viewer {
     mark("drawn");
   }
 
-  private redraw(): void {
+  /**
+   * Draws the current state for the current view. A windowed draw only moves and removes what is
+   * drawn; new boxes are made in the frame's animation callback (`fill`), at most FILL_PER_FRAME
+   * per frame, nearest the view first: a callback runs before that frame is painted, so nothing
+   * shows later than before, but zooming in from the overview never builds 1,500 boxes in a frame.
+   */
+  private redraw(fill = false): void {
     const input = this.drawInput();
     if (input === null || this.index === null) return;
     const window = this.window.windowFor(input.visible.items.size);
     // Too many boxes in the window to paint in a frame: an overview instead (virtual-overview.ts).
     const overview = window !== null && itemsIn(input.visible, input.layout, window) > OVERVIEW_ABOVE;
-    this.renderer.draw({ ...input, window: overview ? EMPTY : window });
+    const view = this.chrome.root.ownerDocument.defaultView;
+    const budget = window === null || view === null ? Infinity : fill ? FILL_PER_FRAME : 0;
+    const filled = this.renderer.draw({ ...input, window: overview ? EMPTY : window }, budget);
     this.overview.show(overview ? { visible: input.visible, layout: input.layout, palette: input.palette } : null);
+    if (!filled) this.fillNextFrame();
+    else if (this.unfilled) {
+      this.unfilled = false;
+      mark("filled");
+    }
     this.insight.paint();
     this.drawSelectionOutline();
     markSelectedEdge(this.chrome.svg, this.selectedEdge);
@@ -444,6 +464,16 @@ export class Viewer {
     this.lod.draw(input.visible, input.layout, this.theme, input.palette.background, window);
     this.minimap.draw({ visible: input.visible, layout: input.layout, depthOf: input.depthOf, palette: input.palette });
     this.hooks.drawn?.({ viewport: this.chrome.viewport, index: this.index, visible: input.visible, layout: input.layout, palette: input.palette });
+  }
+
+  private fillNextFrame(): void {
+    this.unfilled = true;
+    const view = this.chrome.root.ownerDocument.defaultView;
+    if (this.filling !== 0 || view === null) return;
+    this.filling = view.requestAnimationFrame(() => {
+      this.filling = 0;
+      if (!this.destroyed) this.redraw(true);
+    });
   }
 
   private drawInput(): DrawInput | null {
