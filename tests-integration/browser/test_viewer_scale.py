@@ -157,7 +157,8 @@ _IN_VIEW = """h => {
     const t = /translate\\(([-\\d.]+),([-\\d.]+)\\)/.exec(g.getAttribute('transform') ?? '');
     return t !== null && +t[1] >= a.x && +t[1] <= b.x && +t[2] >= a.y && +t[2] <= b.y;
   }).map((g) => g.dataset.id);
-  const live = new Set([...svg.querySelectorAll('g.vista-node, g.vista-module[data-state="collapsed"]')].map((g) => g.dataset.id));
+  const drawn = svg.querySelectorAll('g.vista-node, g.vista-module[data-state="collapsed"]');
+  const live = new Set([...drawn].map((g) => g.dataset.id));
   return { inView, missing: inView.filter((id) => !live.has(id)) };
 }"""
 
