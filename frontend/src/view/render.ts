@@ -35,6 +35,22 @@ function distance2(r: Rect, cx: number, cy: number): number {
   return dx * dx + dy * dy;
 }
 
+/** How many new elements a draw may still create, and whether it had to leave any out. */
+class Budget {
+  short = false;
+  constructor(public left: number) {}
+
+  /** Spends one; false (and short) when none is left. */
+  take(): boolean {
+    if (this.left <= 0) {
+      this.short = true;
+      return false;
+    }
+    this.left--;
+    return true;
+  }
+}
+
 /** `list` nearest the window's centre first (by `rect`), when a draw may not create all of it. */
 function nearestFirst<T>(list: readonly T[], window: Rect | null | undefined, budget: number, rect: (t: T) => Rect | undefined): readonly T[] {
   if (window == null || list.length <= budget) return list;
@@ -130,7 +146,7 @@ export class GraphRenderer {
   }
 
   /**
-   * Draws `input`, creating at most about `budget` new items and edges (kept ones only move):
+   * Draws `input`, creating at most `budget` new open modules, items and edges (kept ones only move):
    * those nearest the window's centre first. False when some were left for a later draw, which
    * the caller makes in a later frame, so that zooming in on a big graph never builds its
    * window's 1,500 boxes in one frame.
@@ -150,9 +166,11 @@ export class GraphRenderer {
       this.drawMarker(input);
     }
     // Frames, then boxes, then the edges between them: the order the eye needs them in.
-    const afterFrames = this.drawContainers(input, budget);
-    const afterItems = this.drawItems(input, afterFrames);
-    return this.drawEdges(input, afterItems) >= 0 && afterItems >= 0 && afterFrames >= 0;
+    const left = new Budget(budget);
+    this.drawContainers(input, left);
+    this.drawItems(input, left);
+    this.drawEdges(input, left);
+    return !left.short;
   }
 
   private drawMarker(input: DrawInput): void {
@@ -169,25 +187,18 @@ export class GraphRenderer {
     marker.append("path").attr("d", "M0,0L10,5L0,10Z").attr("fill", input.palette.edge);
   }
 
-  /** Draws the open modules, creating at most `budget`; what is left of it, -1 if some were not drawn. */
-  private drawContainers(input: DrawInput, budget: number): number {
+  /** Draws the open modules, creating new ones only as far as `budget` allows. */
+  private drawContainers(input: DrawInput, budget: Budget): void {
     const { visible, layout, palette } = input;
     const next = new Map<string, Kept>();
     const shown = input.window == null ? [...visible.containers.values()] : inWindow(windowIndex(visible, layout).containers(input.window), visible.containers);
     const keys = new Map<string, string>();
-    let left = budget;
-    for (const c of nearestFirst(shown, input.window, budget, (c) => layout.rects[c.id])) {
+    for (const c of nearestFirst(shown, input.window, budget.left, (c) => layout.rects[c.id])) {
       const r = layout.rects[c.id];
       if (r === undefined) continue;
       const lines = input.headers.get(c.id) ?? [];
       const key = `${r.width}|${r.height}|${input.depthOf(c.id)}|${c.failed}|${c.run}|${lines.map((l) => l.text).join("|")}`;
-      if (this.containers.get(c.id)?.key !== key) {
-        if (left <= 0) {
-          left = -1;
-          continue;
-        }
-        left--;
-      }
+      if (this.containers.get(c.id)?.key !== key && !budget.take()) continue;
       keys.set(c.id, key);
     }
     for (const c of shown) {
@@ -237,7 +248,6 @@ export class GraphRenderer {
       kept.title?.remove();
     }
     this.containers = next;
-    return left;
   }
 
   /**
@@ -252,14 +262,13 @@ export class GraphRenderer {
     return this.depthLayers[depth] as G;
   }
 
-  /** Draws the edges, creating at most `budget`; what is left of it, -1 if some were not drawn. */
-  private drawEdges(input: DrawInput, budget: number): number {
+  /** Draws the edges, creating new ones only as far as `budget` allows. */
+  private drawEdges(input: DrawInput, budget: Budget): void {
     const { visible, layout, palette } = input;
     const routes = routesById(layout.edges);
     const next = new Map<string, KeptEdge>();
     const shown = input.window == null ? visible.edges : windowIndex(visible, layout).edges(input.window);
-    let left = budget;
-    for (const e of nearestFirst(shown, input.window, budget, (e) => {
+    for (const e of nearestFirst(shown, input.window, budget.left, (e) => {
       const r = routes.get(e.id);
       return r === undefined ? undefined : edgeBounds(r);
     })) {
@@ -267,11 +276,7 @@ export class GraphRenderer {
       if (route === undefined || route.points.length < 2) continue;
       let kept = this.edges.get(e.id);
       if (kept === undefined) {
-        if (left <= 0) {
-          left = -1;
-          continue;
-        }
-        left--;
+        if (!budget.take()) continue;
         const el = this.layers.edges
           .append("g")
           .attr("class", "vista-edge")
@@ -328,7 +333,6 @@ export class GraphRenderer {
     for (const [id, kept] of this.edges) if (!next.has(id)) kept.el.remove();
     this.edges = next;
     this.edgeIndex = null;
-    return left;
   }
 
   /**
@@ -356,13 +360,12 @@ export class GraphRenderer {
     return best;
   }
 
-  /** Draws the items, creating at most `budget`; what is left of it, -1 if some were not drawn. */
-  private drawItems(input: DrawInput, budget: number): number {
+  /** Draws the items, creating new ones only as far as `budget` allows. */
+  private drawItems(input: DrawInput, budget: Budget): void {
     const { visible, layout, palette } = input;
     const next = new Map<string, Kept>();
     const shown = input.window == null ? [...visible.items.values()] : inWindow(windowIndex(visible, layout).items(input.window), visible.items);
-    let left = budget;
-    for (const item of nearestFirst(shown, input.window, budget, (item) => layout.rects[item.id])) {
+    for (const item of nearestFirst(shown, input.window, budget.left, (item) => layout.rects[item.id])) {
       const r = layout.rects[item.id];
       const look = input.looks.get(item.id);
       if (r === undefined || look === undefined) continue;
@@ -373,11 +376,7 @@ export class GraphRenderer {
       let kept = this.items.get(item.id);
       if (kept === undefined || kept.key !== key) {
         kept?.el.remove();
-        if (left <= 0) {
-          left = -1;
-          continue;
-        }
-        left--;
+        if (!budget.take()) continue;
         const el = item.type === "node" ? this.drawNode(item.id, item.node.kind, item.failed, look, palette) : this.drawBox(item.id, item.repeat, item.failed, item.module.class_qualname, look, palette);
         if (item.type === "node" && item.shared) el.setAttribute("data-shared", "true");
         kept = { el, key, position: "" };
@@ -391,7 +390,6 @@ export class GraphRenderer {
     }
     for (const [id, kept] of this.items) if (!next.has(id)) kept.el.remove();
     this.items = next;
-    return left;
   }
 
   private drawNode(id: string, kind: string, failed: boolean, look: Look, palette: Palette): SVGGElement {
