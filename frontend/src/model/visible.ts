@@ -86,8 +86,8 @@ interface Fixed {
   readonly moduleIndex: ReadonlyMap<string, number>;
   /** Each node drawn as itself, one object for every state, so sizing can reuse its look. */
   readonly nodeItems: Map<string, VisibleNode>;
-  /** Each document edge's tensor key (shape and dtype), by edge index. */
-  readonly tensorKeys: readonly string[];
+  /** The key (shape and dtype) of each tensor object met so far; the page's packed form shares them between edges. */
+  readonly tensorKeys: WeakMap<Tensor, string>;
   readonly open: Placement;
 }
 
@@ -101,12 +101,22 @@ function fixed(index: GraphIndex): Fixed {
       failedModules: failedModuleSet(index),
       moduleIndex: new Map(index.moduleOrder.map((id, i) => [id, i])),
       nodeItems: new Map(),
-      tensorKeys: index.edges.map((e) => `${e.tensor.shape.join(",")}|${e.tensor.dtype}`),
+      tensorKeys: new WeakMap(),
       open: { kind: "open" },
     };
     fixedOf.set(index, f);
   }
   return f;
+}
+
+/** A tensor's shape and dtype as one string, built once per tensor object and only for edges that are drawn. */
+function tensorKey(f: Fixed, tensor: Tensor): string {
+  let key = f.tensorKeys.get(tensor);
+  if (key === undefined) {
+    key = `${tensor.shape.join(",")}|${tensor.dtype}`;
+    f.tensorKeys.set(tensor, key);
+  }
+  return key;
 }
 
 function nodeItem(index: GraphIndex, f: Fixed, node: Node): VisibleNode {
@@ -271,8 +281,9 @@ export function computeVisibleGraph(index: GraphIndex, state: ViewState): Visibl
       entry = { source, target, tensors: [], keys: new Set(), edges: [] };
       edgeMap.set(id, entry);
     }
-    if (!entry.edges.includes(i)) entry.edges.push(i);
-    const key = f.tensorKeys[i] as string;
+    // Edge i is met once, so a repeat can only be the last index pushed (a scan was quadratic in a merged edge).
+    if (entry.edges[entry.edges.length - 1] !== i) entry.edges.push(i);
+    const key = tensorKey(f, tensor);
     if (!entry.keys.has(key)) {
       entry.keys.add(key);
       entry.tensors.push(tensor);
