@@ -140,6 +140,23 @@ describe("reading a document for its first view, the rest checked after", () => 
     expect(await viewMessageOf(doc)).toBe(messageOf(doc));
   });
 
+  it("names references the schema cannot see as readDocument does, an edge's ends with its item", async () => {
+    const dangling = broken((d) => (d.edges[2].target = "n999"));
+    expect(await viewMessageOf(dangling)).toBe(messageOf(dangling));
+    expect(messageOf(dangling)).toContain('edges[2].target is "n999", which is no node\'s id');
+    expect(() => readForView(dangling).checkItems("edges", [2])).toThrow(messageOf(dangling));
+    // readDocument names a schema problem before any dangling end, even one in a later edge.
+    const both = broken((d) => {
+      d.edges[1].source = "n999";
+      d.edges[2].tensor.shape = "2x4";
+    });
+    expect(messageOf(both)).toContain("edges[2].tensor.shape must be");
+    expect(await viewMessageOf(both)).toBe(messageOf(both));
+    const twice = broken((d) => (d.nodes[4].id = d.nodes[2].id));
+    expect(messageOf(twice)).toBe('Invalid graph document: nodes[4].id "n2" is the id of an earlier node too.');
+    expect(await viewMessageOf(twice)).toBe(messageOf(twice));
+  });
+
   it("finds a malformed node far from the first view in the slices after it", async () => {
     const doc = structuredClone(stackedBlocks(2000)) as Doc;
     const last = doc.nodes.map((n, i) => ((n.outputs ?? []).length > 0 ? i : -1)).reduce((a, b) => Math.max(a, b));

@@ -108,7 +108,12 @@ export function readDocument(input: unknown): GraphIndex {
   const doc = checkVersion(input);
   const problem = graphSchemaChecker().check(doc);
   if (problem !== null) throw new DocumentError(explain(doc, problem));
-  return buildIndex(doc);
+  const index = buildIndex(doc);
+  for (let i = 0; i < index.edges.length; i++) {
+    const error = danglingEnd(index, i);
+    if (error !== null) throw error;
+  }
+  return index;
 }
 
 /**
@@ -134,7 +139,8 @@ export interface ViewRead {
 /**
  * Reads a document as readDocument does, but checks the items of its long lists (nodes, edges)
  * only when asked: a view checks those it draws before its first draw and the rest after it.
- * Every problem is still reported with readDocument's message: the first in document order.
+ * An edge's ends are checked with its item. Every problem is still reported with
+ * readDocument's message: the first in document order.
  */
 export function readForView(input: unknown): ViewRead {
   const doc = checkVersion(input);
@@ -159,6 +165,8 @@ export function readForView(input: unknown): ViewRead {
       for (const i of at) {
         const problem = staged.item(list, lists[list][i], i);
         if (problem !== null) throw full(new DocumentError(explain(doc, problem)));
+        const dangling = list === "edges" ? danglingEnd(index, i) : null;
+        if (dangling !== null) throw full(dangling);
       }
     },
     async checkRest(pause, sliceMs) {
@@ -169,6 +177,9 @@ export function readForView(input: unknown): ViewRead {
           // The head is checked, so the first problem here is the first of the document.
           const problem = staged.item(list, items[i], i);
           if (problem !== null) throw new DocumentError(explain(doc, problem));
+          // readDocument names a dangling end only when the whole schema holds: a later item may break it.
+          const dangling = list === "edges" ? danglingEnd(index, i) : null;
+          if (dangling !== null) throw full(dangling);
           if ((i & 255) === 255 && performance.now() - start > sliceMs) {
             if (!(await pause())) return;
             start = performance.now();
@@ -204,7 +215,54 @@ function checkVersion(input: unknown): Record<string, unknown> {
   return input;
 }
 
-/** The index of a document whose schema is checked (or, for readForView, whose head is). */
+/** The DocumentError of edge `i` when one of its ends is no node's id, else null. */
+function danglingEnd(index: GraphIndex, i: number): DocumentError | null {
+  const e = index.edges[i] as Edge;
+  const end = !index.nodes.has(e.source) ? "source" : !index.nodes.has(e.target) ? "target" : null;
+  if (end === null) return null;
+  return new DocumentError(dangling(`edges[${i}].${end}`, e[end], "node", `edge ${JSON.stringify(e.source)} -> ${JSON.stringify(e.target)}`));
+}
+
+/**
+ * Nodes by id, read through the index of each id in the document's list: one Map of 100k ids
+ * instead of two, which the first view of a large document waits for.
+ */
+class NodesById implements ReadonlyMap<string, Node> {
+  constructor(
+    private readonly list: readonly Node[],
+    private readonly at: ReadonlyMap<string, number>,
+  ) {}
+  get size(): number {
+    return this.at.size;
+  }
+  get(id: string): Node | undefined {
+    const i = this.at.get(id);
+    return i === undefined ? undefined : this.list[i];
+  }
+  has(id: string): boolean {
+    return this.at.has(id);
+  }
+  forEach(callback: (value: Node, key: string, map: ReadonlyMap<string, Node>) => void, thisArg?: unknown): void {
+    for (const [id, i] of this.at) callback.call(thisArg, this.list[i] as Node, id, this);
+  }
+  *entries(): MapIterator<[string, Node]> {
+    for (const [id, i] of this.at) yield [id, this.list[i] as Node];
+  }
+  keys(): MapIterator<string> {
+    return this.at.keys();
+  }
+  *values(): MapIterator<Node> {
+    for (const i of this.at.values()) yield this.list[i] as Node;
+  }
+  [Symbol.iterator](): MapIterator<[string, Node]> {
+    return this.entries();
+  }
+}
+
+/**
+ * The index of a document whose schema is checked (or, for readForView, whose head is). Edges'
+ * ends are not checked here: readDocument checks them all, readForView with each edge's item.
+ */
 function buildIndex(input: Record<string, unknown>): GraphIndex {
   const read = input as unknown as GraphDocument;
   const { doc, groups } = groupLeaves(read);
@@ -250,27 +308,20 @@ function buildIndex(input: Record<string, unknown>): GraphIndex {
   }
   if (order.length !== modules.size) throw new DocumentError(cycleMessage(doc.modules, new Set(order)));
 
-  const nodes = new Map<string, Node>();
   const nodeIndex = new Map<string, number>();
   const failedNodes = new Set<string>();
-  // Plain loops over the long lists, one pass each: they run on every node and edge of a 100k-node document.
+  // A plain loop over the long list, one lookup per node: it runs on every node of a 100k-node document.
   for (let i = 0; i < doc.nodes.length; i++) {
     const n = doc.nodes[i] as Node;
-    if (nodes.has(n.id)) throw new DocumentError(`Invalid graph document: nodes[${i}].id ${JSON.stringify(n.id)} is the id of an earlier node too.`);
+    // Every earlier id is distinct, so the Map grows by one unless this id is among them.
+    nodeIndex.set(n.id, i);
+    if (nodeIndex.size !== i + 1) throw new DocumentError(`Invalid graph document: nodes[${i}].id ${JSON.stringify(n.id)} is the id of an earlier node too.`);
     const list = moduleNodes.get(n.module);
     if (list === undefined) throw new DocumentError(dangling(`nodes[${i}].module`, n.module, "module", `node ${JSON.stringify(n.id)}`));
     list.push(n.id);
-    nodes.set(n.id, n);
-    nodeIndex.set(n.id, i);
     if (n.kind === "error" || n.error !== undefined) failedNodes.add(n.id);
   }
-  for (let i = 0; i < doc.edges.length; i++) {
-    const e = doc.edges[i] as Edge;
-    const end = !nodes.has(e.source) ? "source" : !nodes.has(e.target) ? "target" : null;
-    if (end !== null) {
-      throw new DocumentError(dangling(`edges[${i}].${end}`, e[end], "node", `edge ${JSON.stringify(e.source)} -> ${JSON.stringify(e.target)}`));
-    }
-  }
+  const nodes = new NodesById(doc.nodes, nodeIndex);
 
   // In reverse preorder every call comes after its children, so theirs are known.
   const moduleFirstNode = new Map<string, number>();
