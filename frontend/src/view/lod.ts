@@ -28,9 +28,19 @@ interface Label {
   readonly text: string;
   readonly color: string;
   readonly area: number;
+  /** The longer side: an outline is drawn when it is at least MIN_OUTLINE_PX on screen. */
+  readonly side: number;
+  /** The outline as a path segment, made once per layout (not on every zoom step). */
+  readonly segment: string;
 }
 
-/** Outlines smaller than this on screen (px, both sides) are left out: they would not show. */
+/** Every module's label twice sorted: by area for titles (biggest wins), by longer side for outlines. */
+interface Labels {
+  readonly byArea: readonly Label[];
+  readonly bySide: readonly Label[];
+}
+
+/** Outlines smaller than this on screen (px, both sides; up to twice it, see placeOutlines) are left out: they would not show. */
 const MIN_OUTLINE_PX = 1.5;
 /** Side of the screen-pixel cells the overlap test of titles files them under. */
 const CELL_PX = 96;
@@ -52,8 +62,10 @@ export class LevelOfDetail {
   private readonly layer: SVGGElement;
   private readonly outlines: SVGGElement;
   private readonly texts: SVGGElement;
-  /** Every module's label, biggest first; built when the view first goes far. */
-  private labels: Label[] | null = null;
+  /** Every module's label; built when the view first goes far. */
+  private labels: Labels | null = null;
+  /** What the outlines now drawn were made for: how many labels of bySide were big enough, in which window. */
+  private outlined: { count: number; window: Rect | null } | null = null;
   private level: "near" | "far" = "near";
   private k = 1;
   private drawn: { visible: VisibleGraph; layout: LayoutResult; theme: ThemeName } | null = null;
@@ -87,30 +99,33 @@ export class LevelOfDetail {
       this.drawn = { visible, layout, theme };
       this.texts.setAttribute("stroke", background);
       this.labels = null;
+      this.outlined = null;
     }
     // Near, nothing of this layer shows: it is placed when the view goes far.
     if (this.level === "far") this.place();
     else this.clear();
   }
 
-  private build(): Label[] {
+  private build(): Labels {
     if (this.labels !== null) return this.labels;
     const labels: Label[] = [];
     const drawn = this.drawn;
-    if (drawn === null) return (this.labels = labels);
+    if (drawn === null) return (this.labels = { byArea: labels, bySide: labels });
     const { visible, layout, theme } = drawn;
     const add = (id: string, text: string, open: boolean): void => {
-      const rect = layout.rects[id];
-      if (rect === undefined) return;
-      labels.push({ rect, open, text, color: classColor(text, theme), area: rect.width * rect.height });
+      const r = layout.rects[id];
+      if (r === undefined) return;
+      const segment = `M${r.x.toFixed(1)},${r.y.toFixed(1)}h${r.width.toFixed(1)}v${r.height.toFixed(1)}h${(-r.width).toFixed(1)}Z`;
+      labels.push({ rect: r, open, text, color: classColor(text, theme), area: r.width * r.height, side: Math.max(r.width, r.height), segment });
     };
     for (const [id, c] of visible.containers) if (c.group === undefined) add(id, c.module.class_name, true);
     for (const [id, item] of visible.items) {
       if (item.type === "box" && item.group === undefined) add(id, item.repeat > 1 ? `${item.module.class_name} ×${item.repeat}` : item.module.class_name, false);
     }
     // Bigger modules first: where titles would overlap, the bigger module's is drawn.
-    labels.sort((a, b) => b.area - a.area);
-    return (this.labels = labels);
+    const byArea = [...labels].sort((a, b) => b.area - a.area);
+    const bySide = labels.sort((a, b) => b.side - a.side);
+    return (this.labels = { byArea, bySide });
   }
 
   /** Follows the view: switches level at FAR_SCALE and keeps the titles' size on screen. */
@@ -127,6 +142,7 @@ export class LevelOfDetail {
   }
 
   private clear(): void {
+    this.outlined = null;
     this.outlines.replaceChildren();
     this.texts.replaceChildren();
   }
@@ -138,20 +154,68 @@ export class LevelOfDetail {
       this.clear();
       return;
     }
-    const k = this.k;
+    const labels = this.build();
+    this.placeOutlines(labels.bySide);
+    this.placeTitles(labels.byArea);
+  }
+
+  /**
+   * One path per class colour of the outlines at least MIN_OUTLINE_PX on screen: a prefix of
+   * bySide, so a zoom step that admits no new outline leaves the paths as they are.
+   */
+  private placeOutlines(bySide: readonly Label[]): void {
+    // The zoom rounded down to a power of two: the set of outlines changes every few wheel steps, not every one.
+    const minOutline = MIN_OUTLINE_PX / 2 ** Math.floor(Math.log2(this.k));
+    let lo = 0;
+    let hi = bySide.length;
+    while (lo < hi) {
+      const mid = (lo + hi) >> 1;
+      if ((bySide[mid] as Label).side >= minOutline) lo = mid + 1;
+      else hi = mid;
+    }
     const window = this.window;
+    const last = this.outlined;
+    if (last !== null && last.count === lo && sameRect(last.window, window)) return;
+    this.outlined = { count: lo, window };
     const outlines = new Map<string, string[]>();
-    const titles: { label: Label; text: string; px: number }[] = [];
-    const taken = new Map<number, { x0: number; y0: number; x1: number; y1: number }[]>();
-    const minOutline = MIN_OUTLINE_PX / k;
-    for (const l of this.build()) {
-      const r = l.rect;
-      if (window !== null && !(r.x <= window.x + window.width && window.x <= r.x + r.width && r.y <= window.y + window.height && window.y <= r.y + r.height)) continue;
-      if (r.width < minOutline && r.height < minOutline) continue;
+    for (let i = 0; i < lo; i++) {
+      const l = bySide[i] as Label;
+      if (window !== null && !meets(l.rect, window)) continue;
       const key = `${l.open ? "o" : "c"}${l.color}`;
       let d = outlines.get(key);
       if (d === undefined) outlines.set(key, (d = []));
-      d.push(`M${r.x.toFixed(1)},${r.y.toFixed(1)}h${r.width.toFixed(1)}v${r.height.toFixed(1)}h${(-r.width).toFixed(1)}Z`);
+      d.push(l.segment);
+    }
+    const doc = this.svg.ownerDocument;
+    const paths: SVGPathElement[] = [];
+    for (const [key, d] of outlines) {
+      const open = key.startsWith("o");
+      const color = key.slice(1);
+      const el = doc.createElementNS(SVG_NS, "path");
+      el.setAttribute("class", "vista-lod-outline");
+      el.setAttribute("d", d.join(""));
+      el.setAttribute("vector-effect", "non-scaling-stroke");
+      el.setAttribute("stroke", color);
+      el.setAttribute("stroke-width", open ? "2" : "1.5");
+      el.setAttribute("fill", open ? "none" : color);
+      if (!open) el.setAttribute("fill-opacity", "0.45");
+      paths.push(el);
+    }
+    this.outlines.replaceChildren(...paths);
+  }
+
+  /** The titles that fit their box on screen and overlap no bigger module's title. */
+  private placeTitles(byArea: readonly Label[]): void {
+    const k = this.k;
+    const window = this.window;
+    const titles: { label: Label; text: string; px: number }[] = [];
+    const taken = new Map<number, { x0: number; y0: number; x1: number; y1: number }[]>();
+    // A title needs a box of MIN_WIDTH_PX by MIN_HEIGHT_PX on screen: no smaller area after this one has it.
+    const minArea = (MIN_WIDTH_PX * MIN_HEIGHT_PX) / (k * k);
+    for (const l of byArea) {
+      if (l.area < minArea) break;
+      const r = l.rect;
+      if (window !== null && !meets(r, window)) continue;
       const w = r.width * k;
       const h = r.height * k;
       if (w < MIN_WIDTH_PX || h < MIN_HEIGHT_PX) continue;
@@ -177,21 +241,6 @@ export class LevelOfDetail {
       titles.push({ label: l, text, px });
     }
     const doc = this.svg.ownerDocument;
-    const paths: SVGPathElement[] = [];
-    for (const [key, d] of outlines) {
-      const open = key.startsWith("o");
-      const color = key.slice(1);
-      const el = doc.createElementNS(SVG_NS, "path");
-      el.setAttribute("class", "vista-lod-outline");
-      el.setAttribute("d", d.join(""));
-      el.setAttribute("vector-effect", "non-scaling-stroke");
-      el.setAttribute("stroke", color);
-      el.setAttribute("stroke-width", open ? "2" : "1.5");
-      el.setAttribute("fill", open ? "none" : color);
-      if (!open) el.setAttribute("fill-opacity", "0.45");
-      paths.push(el);
-    }
-    this.outlines.replaceChildren(...paths);
     const texts: SVGTextElement[] = [];
     for (const { label: l, text, px } of titles) {
       const el = doc.createElementNS(SVG_NS, "text");
@@ -212,6 +261,11 @@ export class LevelOfDetail {
     }
     this.texts.replaceChildren(...texts);
   }
+}
+
+/** Whether `r` meets `window` (edges touching count). */
+function meets(r: Rect, window: Rect): boolean {
+  return r.x <= window.x + window.width && window.x <= r.x + r.width && r.y <= window.y + window.height && window.y <= r.y + r.height;
 }
 
 function sameRect(a: Rect | null, b: Rect | null): boolean {

@@ -35,18 +35,29 @@ function distance2(r: Rect, cx: number, cy: number): number {
   return dx * dx + dy * dy;
 }
 
-/** How many new elements a draw may still create, and whether it had to leave any out. */
+/** New elements a draw makes whatever its deadline, so that a slow frame still makes progress. */
+const MIN_TAKES = 25;
+
+/**
+ * How many new elements a draw may still create and until when, and whether it had to leave any
+ * out: a count alone let one frame make 250 elements in 25 ms on one machine and 60 on another.
+ */
 class Budget {
   short = false;
-  constructor(public left: number) {}
+  private taken = 0;
+  constructor(
+    public left: number,
+    private readonly deadline = Infinity,
+  ) {}
 
-  /** Spends one; false (and short) when none is left. */
+  /** Spends one; false (and short) when none is left or the time is up. */
   take(): boolean {
-    if (this.left <= 0) {
+    if (this.left <= 0 || (this.taken >= MIN_TAKES && this.deadline !== Infinity && performance.now() > this.deadline)) {
       this.short = true;
       return false;
     }
     this.left--;
+    this.taken++;
     return true;
   }
 }
@@ -146,12 +157,14 @@ export class GraphRenderer {
   }
 
   /**
-   * Draws `input`, creating at most `budget` new open modules, items and edges (kept ones only move):
+   * Draws `input`, creating at most `budget` new open modules, items and edges (kept ones only move),
+   * and none after `milliseconds` (but MIN_TAKES):
    * those nearest the window's centre first. False when some were left for a later draw, which
    * the caller makes in a later frame, so that zooming in on a big graph never builds its
    * window's 1,500 boxes in one frame.
    */
-  draw(input: DrawInput, budget = Infinity): boolean {
+  draw(input: DrawInput, budget = Infinity, milliseconds = Infinity): boolean {
+    const deadline = performance.now() + milliseconds;
     const paletteKey = `${input.palette.background}|${input.markerId}`;
     if (paletteKey !== this.paletteKey) {
       // New colours: nothing can be reused.
@@ -166,7 +179,7 @@ export class GraphRenderer {
       this.drawMarker(input);
     }
     // Frames, then boxes, then the edges between them: the order the eye needs them in.
-    const left = new Budget(budget);
+    const left = new Budget(budget, deadline);
     this.drawContainers(input, left);
     this.drawItems(input, left);
     this.drawEdges(input, left);
@@ -192,23 +205,16 @@ export class GraphRenderer {
     const { visible, layout, palette } = input;
     const next = new Map<string, Kept>();
     const shown = input.window == null ? [...visible.containers.values()] : inWindow(windowIndex(visible, layout).containers(input.window), visible.containers);
-    const keys = new Map<string, string>();
     for (const c of nearestFirst(shown, input.window, budget.left, (c) => layout.rects[c.id])) {
       const r = layout.rects[c.id];
       if (r === undefined) continue;
-      const lines = input.headers.get(c.id) ?? [];
-      const key = `${r.width}|${r.height}|${input.depthOf(c.id)}|${c.failed}|${c.run}|${lines.map((l) => l.text).join("|")}`;
-      if (this.containers.get(c.id)?.key !== key && !budget.take()) continue;
-      keys.set(c.id, key);
-    }
-    for (const c of shown) {
-      if (!keys.has(c.id)) continue;
-      const r = layout.rects[c.id] as Rect;
       const depth = input.depthOf(c.id);
       const lines = input.headers.get(c.id) ?? [];
-      const key = keys.get(c.id) as string;
+      const key = `${r.width}|${r.height}|${depth}|${c.failed}|${c.run}|${lines.map((l) => l.text).join("|")}`;
       let kept = this.containers.get(c.id);
       if (kept === undefined || kept.key !== key) {
+        // Made in the budget's order (nearest first); depth layers keep the paint order right.
+        if (!budget.take()) continue;
         kept?.el.remove();
         kept?.title?.remove();
         const el = this.depthLayer(depth)

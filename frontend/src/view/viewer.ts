@@ -108,6 +108,8 @@ const CHECK_SLICE_MS = 40;
 const EDGE_REACH = 4.5;
 /** New open modules, items and edges made per frame at most; the rest come in the next frames. */
 const FILL_PER_FRAME = 250;
+/** Script time a frame spends making them: their style and paint come on top, about as much again. */
+const FILL_MS = 10;
 /** A window that meets nothing: the renderer draws no box while the overview stands in. */
 const EMPTY = { x: -1e12, y: -1e12, width: 0, height: 0 };
 let instances = 0;
@@ -439,7 +441,7 @@ export class Viewer {
   /**
    * Draws the current state for the current view. A windowed draw only moves and removes what is
    * drawn; new boxes are made in the frame's animation callback (`fill`), at most FILL_PER_FRAME
-   * per frame, nearest the view first: a callback runs before that frame is painted, so nothing
+   * and FILL_MS per frame, nearest the view first: a callback runs before that frame is painted, so nothing
    * shows later than before, but zooming in from the overview never builds 1,500 boxes in a frame.
    */
   private redraw(fill = false): void {
@@ -450,7 +452,7 @@ export class Viewer {
     const overview = window !== null && itemsIn(input.visible, input.layout, window) > OVERVIEW_ABOVE;
     const view = this.chrome.root.ownerDocument.defaultView;
     const budget = window === null || view === null ? Infinity : fill ? FILL_PER_FRAME : 0;
-    const filled = this.renderer.draw({ ...input, window: overview ? EMPTY : window }, budget);
+    const filled = this.renderer.draw({ ...input, window: overview ? EMPTY : window }, budget, fill ? FILL_MS : Infinity);
     this.overview.show(overview ? { visible: input.visible, layout: input.layout, palette: input.palette } : null);
     if (!filled) this.fillNextFrame();
     else if (this.unfilled) {
