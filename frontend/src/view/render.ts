@@ -6,7 +6,7 @@
  */
 import { select, type Selection } from "d3-selection";
 import { formatShapes } from "../model/format";
-import type { VisibleGraph } from "../model/visible";
+import type { VisibleContainer, VisibleGraph, VisibleItem } from "../model/visible";
 import type { LayoutResult, Point, Rect } from "../layout/types";
 import type { GraphAction } from "./actions";
 import { CONTROL_INSET, foldButtonWidth, HEADER_TEXT_X, TOGGLE_SIZE, type Look, type TextLine } from "./looks";
@@ -74,6 +74,34 @@ function nearestFirst<T>(list: readonly T[], window: Rect | null | undefined, bu
   });
   const order = list.map((_, i) => i).sort((a, b) => (keys[a] as number) - (keys[b] as number));
   return order.map((i) => list[i] as T);
+}
+
+/**
+ * What a drawn item's or open module's contents depend on, made once per item and look (both
+ * immutable): every frame of a window filled over frames compares the whole window's keys.
+ */
+const itemKeys = new WeakMap<VisibleItem, { look: Look; key: string }>();
+const containerKeys = new WeakMap<VisibleContainer, { rect: Rect; depth: number; lines: readonly TextLine[]; key: string }>();
+
+function itemKey(item: VisibleItem, look: Look): string {
+  const known = itemKeys.get(item);
+  if (known !== undefined && known.look === look) return known.key;
+  const key =
+    `${item.type}|${look.shape}|${look.width}|${look.height}|${item.failed}|` +
+    (item.type === "box" ? `${item.repeat}|${look.fold}|` : `${item.node.kind}|`) +
+    look.lines.map((l) => l.text).join("|");
+  itemKeys.set(item, { look, key });
+  return key;
+}
+
+const NO_LINES: readonly TextLine[] = [];
+
+function containerKey(c: VisibleContainer, rect: Rect, depth: number, lines: readonly TextLine[]): string {
+  const known = containerKeys.get(c);
+  if (known !== undefined && known.rect === rect && known.depth === depth && known.lines === lines) return known.key;
+  const key = `${rect.width}|${rect.height}|${depth}|${c.failed}|${c.run}|${lines.map((l) => l.text).join("|")}`;
+  containerKeys.set(c, { rect, depth, lines, key });
+  return key;
 }
 
 type G = Selection<SVGGElement, unknown, null, undefined>;
@@ -209,8 +237,8 @@ export class GraphRenderer {
       const r = layout.rects[c.id];
       if (r === undefined) continue;
       const depth = input.depthOf(c.id);
-      const lines = input.headers.get(c.id) ?? [];
-      const key = `${r.width}|${r.height}|${depth}|${c.failed}|${c.run}|${lines.map((l) => l.text).join("|")}`;
+      const lines = input.headers.get(c.id) ?? NO_LINES;
+      const key = containerKey(c, r, depth, lines);
       let kept = this.containers.get(c.id);
       if (kept === undefined || kept.key !== key) {
         // Made in the budget's order (nearest first); depth layers keep the paint order right.
@@ -375,10 +403,7 @@ export class GraphRenderer {
       const r = layout.rects[item.id];
       const look = input.looks.get(item.id);
       if (r === undefined || look === undefined) continue;
-      const key =
-        `${item.type}|${look.shape}|${look.width}|${look.height}|${item.failed}|` +
-        (item.type === "box" ? `${item.repeat}|${look.fold}|` : `${item.node.kind}|`) +
-        look.lines.map((l) => l.text).join("|");
+      const key = itemKey(item, look);
       let kept = this.items.get(item.id);
       if (kept === undefined || kept.key !== key) {
         kept?.el.remove();
