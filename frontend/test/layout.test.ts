@@ -1,6 +1,6 @@
 import { beforeAll, describe, expect, it } from "vitest";
 import { ARC_BUDGET, ARC_GAP, arcEdges } from "../src/layout/arcs";
-import { borderField, dotLabel, FIELD_WIDTH, fieldCount, outcomes, toDot, type LocalEdge } from "../src/layout/dot";
+import { borderField, dotLabel, FIELD_WIDTH, fieldCount, leads, outcomes, toDot, type LocalEdge } from "../src/layout/dot";
 import { LayoutEngine } from "../src/layout/engine";
 import { LABEL_CLEARANCE } from "../src/layout/labels";
 import { parseGraphvizJson } from "../src/layout/graphviz";
@@ -611,5 +611,62 @@ describe("the model's outputs", () => {
     expect(outcomes(elements, edges, 0)).toEqual([2]);
     expect(outcomes(elements, edges, 1)).toEqual([]);
     expect(toDot({ elements, inPorts: 0, outPorts: 0, edges, bottom: [2] })).toContain("{rank=sink;e2}");
+  });
+});
+
+describe("the model's inputs and an encoder-decoder", () => {
+  // An encoder and a wider decoder of two columns: the decoder's own input feeds the left one,
+  // the encoder's output the right one, whose entry field lies right of the decoder's centre.
+  const chain = (id: string, n: number): string[] => Array.from({ length: n }, (_, k) => `${id}${k}`);
+  const edge = (source: string, target: string) => ({ id: `${source}-${target}`, source, target, label: "1x4" });
+  const links = (ids: string[]) => ids.slice(1).map((id, k) => edge(ids[k] as string, id));
+  const enc = chain("a", 12);
+  const left = chain("b", 6);
+  const right = chain("c", 6);
+  const graph = {
+    root: "r",
+    items: ["x", "y", "out", "join", ...enc, ...left, ...right].map((id) => ({ id, width: 80, height: 30 })),
+    containers: [
+      { id: "r", parent: null, members: ["x", "y", "enc", "dec", "out"], header: 36, minWidth: 0, control: 0 },
+      { id: "enc", parent: "r", members: enc, header: 36, minWidth: 0, control: 0 },
+      { id: "dec", parent: "r", members: [...left, ...right, "join"], header: 36, minWidth: 0, control: 0 },
+    ],
+    edges: [edge("x", "a0"), ...links(enc), edge("y", "b0"), ...links(left), edge("a11", "c0"), ...links(right),
+      edge("b5", "join"), edge("c5", "join"), edge("join", "out")],
+  };
+
+  it("an input sits right above the module it feeds, not beside the taller module over that one", () => {
+    const r = new LayoutEngine(render).layout(graph);
+    const [y, encoder, decoder] = [r.rects.y as Rect, r.rects.enc as Rect, r.rects.dec as Rect];
+    // Beside the encoder, it and its edge pushed the encoder aside and left a column empty.
+    expect(y.y).toBeGreaterThanOrEqual(encoder.y + encoder.height);
+    expect(y.y + y.height).toBeLessThanOrEqual(decoder.y);
+  });
+
+  it("the encoder is centred on the decoder, though the edge between them then runs sideways", () => {
+    const r = new LayoutEngine(render).layout(graph);
+    const [encoder, decoder] = [r.rects.enc as Rect, r.rects.dec as Rect];
+    expect(Math.abs(encoder.x + encoder.width / 2 - (decoder.x + decoder.width / 2))).toBeLessThan(1);
+  });
+
+  it("are the closed elements some edge leaves and none reaches, in a layout without entry ports", () => {
+    const elements = [{ width: 1, height: 1 }, { width: 1, height: 1, open: true }, { width: 1, height: 1, open: true }, { width: 1, height: 1 }];
+    const edges = [{ from: "e0", to: "e2", label: "" }, { from: "e1", to: "e2", label: "" }, { from: "e3", to: "e0", label: "" }];
+    expect(leads(elements, edges, 0)).toEqual([3]);
+    expect(leads(elements, edges, 1)).toEqual([]);
+    // Only an open producer of what a lead feeds is two ranks above it.
+    const withLead = toDot({ elements, inPorts: 0, outPorts: 0, edges: [...edges, { from: "e3", to: "e2", label: "" }], leads: [3] });
+    expect(withLead).toContain("e1->e2[comment=1,tailport=s,headport=n,minlen=2]");
+    expect(withLead).not.toMatch(/e0->e2\[[^\]]*minlen/);
+  });
+
+  it("centres only an open element that alone feeds an open element it alone is fed by", () => {
+    const open = { width: 100, height: 100, open: true };
+    const edges = [{ from: "e0", to: "e1", label: "" }, { from: "e1", to: "e2", label: "" }, { from: "e3", to: "e2", label: "" }];
+    const dot = toDot({ elements: [open, { ...open, width: 300 }, open, open], inPorts: 0, outPorts: 0, edges, centred: true });
+    expect(dot).toContain("e0->e1[style=invis");
+    expect(dot).not.toContain("e1->e2[style=invis");
+    expect(dot).not.toContain("e3->e2[style=invis");
+    expect(toDot({ elements: [open, { ...open, width: 300 }, open, open], inPorts: 0, outPorts: 0, edges })).not.toContain("invis");
   });
 });

@@ -93,6 +93,15 @@ export interface LocalGraph {
   readonly stack?: boolean;
   /** Elements drawn on the bottom rank (see outcomes); none if absent. */
   readonly bottom?: readonly number[];
+  /** Elements ranked right above the element they feed (see leads); none if absent. */
+  readonly leads?: readonly number[];
+  /**
+   * An open element that feeds only one open element, the only one feeding it, is centred on it
+   * (an invisible edge of ALIGN_WEIGHT) whatever their widths and fields (see soleOpenPairs): lined
+   * up by the edge between them, Whisper's encoder stood over the decoder's entry field, far right
+   * of the decoder's centre, and left a column of the encoder's height empty beside it.
+   */
+  readonly centred?: boolean;
 }
 
 const inches = (px: number): string => (px / POINTS_PER_INCH).toFixed(4);
@@ -148,6 +157,10 @@ export function toDot(graph: LocalGraph, without: ReadonlySet<number> = new Set(
   const isOpen = (name: string): boolean => graph.elements[elementIndex(name)]?.open === true;
   // An edge to the bottom rank does not pull its producer over the output it reaches (see outcomes).
   const bottom = new Set((graph.bottom ?? []).map((i) => `e${i}`));
+  // An element a lead feeds is two ranks below its open producers, the lead alone between (see leads).
+  const leads = new Set((graph.leads ?? []).map((i) => `e${i}`));
+  const fed = new Set(graph.edges.flatMap((e) => (leads.has(e.from) ? [e.to] : [])));
+  const pairs = graph.centred === true ? soleOpenPairs(graph) : new Set<string>();
   const aligned = new Set<string>();
   const alignments: string[] = [];
   graph.edges.forEach((e, k) => {
@@ -157,15 +170,38 @@ export function toDot(graph: LocalGraph, without: ReadonlySet<number> = new Set(
     if (isOpen(e.to)) attrs.push(e.headField === undefined ? "headport=n" : `headport="p${e.headField}:n"`);
     if (e.label !== "") attrs.push(`label=${e.label}`);
     if (bottom.has(e.to)) attrs.push("weight=0");
+    if (fed.has(e.to) && isOpen(e.from)) attrs.push("minlen=2");
     const pair = `${e.from}->${e.to}`;
     lines.push(`${pair}[${attrs.join(",")}];`);
-    if (!aligned.has(pair) && (drifts(graph, e) || (graph.stack === true && stacked(e)))) {
+    if (!aligned.has(pair) && (drifts(graph, e) || (graph.stack === true && stacked(e)) || pairs.has(pair))) {
       aligned.add(pair);
       alignments.push(`${pair}[style=invis,weight=${ALIGN_WEIGHT},tailport=s,headport=n,comment=${ALIGN_COMMENT}];`);
     }
   });
   lines.push(...alignments, "}");
   return lines.join("\n");
+}
+
+/**
+ * The pairs `ea->eb` of open elements where `eb` is the only open element `ea` feeds and `ea` the
+ * only one that feeds `eb` (an encoder and its decoder): centring a module on several others (a
+ * Llama's rotary embedding on every layer) would pull them into a zigzag.
+ */
+function soleOpenPairs(graph: LocalGraph): Set<string> {
+  const isOpen = (name: string): boolean => graph.elements[elementIndex(name)]?.open === true;
+  const tos = new Map<string, Set<string>>();
+  const froms = new Map<string, Set<string>>();
+  for (const e of graph.edges) {
+    if (!isOpen(e.from) || !isOpen(e.to) || e.from === e.to) continue;
+    tos.set(e.from, (tos.get(e.from) ?? new Set()).add(e.to));
+    froms.set(e.to, (froms.get(e.to) ?? new Set()).add(e.from));
+  }
+  const pairs = new Set<string>();
+  for (const [from, to] of tos) {
+    const [only] = to;
+    if (to.size === 1 && only !== undefined && froms.get(only)?.size === 1) pairs.add(`${from}->${only}`);
+  }
+  return pairs;
 }
 
 /** Whether `e` joins an element to the one after it. */
@@ -203,4 +239,24 @@ export function outcomes(elements: readonly LocalElement[], edges: readonly Loca
     left.add(elementIndex(e.from));
   }
   return elements.flatMap((e, i) => (e.open !== true && reached.has(i) && !left.has(i) ? [i] : []));
+}
+
+/**
+ * The closed elements that some edge leaves and none reaches (in the root: the model's inputs),
+ * when the layout has no entry ports. Graphviz ranks each right above the element it feeds, which
+ * is the rank of that element's other producers: beside a tall one (T5's and Whisper's
+ * decoder_input_ids beside the whole encoder, whose output the decoder also takes), where it and
+ * its edge push that producer sideways and leave a column of its height empty. Two ranks below
+ * its open producers, the element it feeds has a rank of its own above it for its leads (not
+ * below a closed one, where the extra rank would only lengthen the graph).
+ */
+export function leads(elements: readonly LocalElement[], edges: readonly LocalEdge[], inPorts: number): number[] {
+  if (inPorts > 0) return [];
+  const reached = new Set<number>();
+  const left = new Set<number>();
+  for (const e of edges) {
+    reached.add(elementIndex(e.to));
+    left.add(elementIndex(e.from));
+  }
+  return elements.flatMap((e, i) => (e.open !== true && left.has(i) && !reached.has(i) ? [i] : []));
 }

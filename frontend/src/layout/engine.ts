@@ -13,7 +13,7 @@ import { addArcs, arcEdges } from "./arcs";
 import { bundle, BUNDLE_MIN } from "./bundles";
 import { place, stitch } from "./compose";
 import { labelWidth, localLabels } from "./labels";
-import { borderField, dotLabel, elementIndex, fieldCentre, fieldCount, outcomes, toDot, type LocalEdge, type LocalElement } from "./dot";
+import { borderField, dotLabel, elementIndex, fieldCentre, fieldCount, leads, outcomes, toDot, type LocalEdge, type LocalElement } from "./dot";
 import { parseGraphvizJson, type GraphvizLayout } from "./graphviz";
 import { routeEdges } from "./route";
 import { segmentGraph } from "./segments";
@@ -99,9 +99,12 @@ export class LayoutEngine {
       local = before.local;
     } else {
       const bundled = bundle(inputs.inPorts, inputs.outPorts, edges, w.portEnds);
-      // Only the root's outcomes are the model's outputs: elsewhere a dead end stays by its producer.
+      // Only the root's outcomes are the model's outputs and its leads the model's inputs: elsewhere
+      // a dead end stays by its producer and a parameter beside the op it feeds. Only in the root
+      // does centring an encoder on its decoder outweigh lining up the edge between them.
       const bottom = id === tree.root ? outcomes(elements, edges, inputs.outPorts) : [];
-      local = bundled.expand(this.localLayout(elements, bundled.inPorts, bundled.outPorts, bundled.edges, ofSegments, ofSegments || tree.segments.has(id), bottom));
+      const top = id === tree.root ? leads(elements, edges, inputs.inPorts) : [];
+      local = bundled.expand(this.localLayout(elements, bundled.inPorts, bundled.outPorts, bundled.edges, ofSegments, ofSegments || tree.segments.has(id), bottom, top, id === tree.root));
       if (ofSegments) local = alignSegments(local, elements.map((e, i) => ({ width: e.width, height: e.height, spine: spines[i] as number })), edges.map(labelWidth));
     }
     this.current.set(id, { inputs, local });
@@ -121,9 +124,9 @@ export class LayoutEngine {
   }
 
   /** One container's own layout, from the cache when the same DOT was laid out before. */
-  private localLayout(elements: readonly LocalElement[], inPorts: number, outPorts: number, edges: readonly LocalEdge[], ofSegments: boolean, stack: boolean, bottom: readonly number[]): GraphvizLayout {
+  private localLayout(elements: readonly LocalElement[], inPorts: number, outPorts: number, edges: readonly LocalEdge[], ofSegments: boolean, stack: boolean, bottom: readonly number[], top: readonly number[], centred: boolean): GraphvizLayout {
     if (elements.length === 0 && inPorts === 0 && outPorts === 0) return { width: 0, height: 0, nodes: new Map(), edges: [] };
-    const graph = { elements, inPorts, outPorts, edges, stack, bottom };
+    const graph = { elements, inPorts, outPorts, edges, stack, bottom, leads: top, centred };
     const dot = toDot(graph);
     const short = ofSegments ? shortened(elements) : null;
     const key = short === null ? dot : `short\n${dot}`;
