@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import type { GraphDocument } from "../src/model/document";
-import { readDocument } from "../src/model/document";
+import { readDocument, readForView } from "../src/model/document";
 import { reveal, stateAtDepth, unfold } from "../src/model/state";
 import { computeVisibleGraph } from "../src/model/visible";
 
@@ -47,6 +47,7 @@ describe("glue of repeated runs", () => {
   it("is drawn inside the folded box, so the run reads as one step with no loop back into it", () => {
     const index = readDocument(gatedSteps());
     expect([...index.glueOf.keys()]).toEqual(["n2", "n3", "n5", "n6"]);
+    expect([...readForView(gatedSteps()).index.glueOf.keys()]).toEqual(["n2", "n3", "n5", "n6"]);
     const folded = computeVisibleGraph(index, stateAtDepth(index, 1, ALL));
     const drawn = [...folded.items.values()].map((i) => (i.type === "node" ? i.node.label : `box×${i.repeat}`));
     expect(drawn).toEqual(["x", "sigmoid", "add", "output", "box×3"]);
@@ -68,8 +69,7 @@ describe("glue of repeated runs", () => {
   it("ignores glue that is not the parent's own node", () => {
     const doc = gatedSteps();
     doc.repeated_blocks = [{ parent: "m0", modules: ["m1", "m2", "m3"], signature: "lin", glue: ["n1", "n2"] }];
-    const index = readDocument(doc);
-    expect([...index.glueOf.keys()]).toEqual(["n2"]);
+    for (const index of [readDocument(doc), readForView(doc).index]) expect([...index.glueOf.keys()]).toEqual(["n2"]);
   });
 
   it("folds glue modules (a norm after each block) into the box, and reveal unfolds it", () => {

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import type { GraphDocument } from "../src/model/document";
-import { readDocument } from "../src/model/document";
+import { readDocument, readForView } from "../src/model/document";
 import { expandAll, stateAtDepth } from "../src/model/state";
 import { computeVisibleGraph } from "../src/model/visible";
 import { itemLook } from "../src/view/looks";
@@ -45,9 +45,10 @@ describe("shared parameters", () => {
   it("indexes each node of a shared tensor, ignoring unknown ids", () => {
     const doc = tied();
     doc.shared_tensors = [{ name: "embed.weight", kind: "parameter", names: ["embed.weight"], nodes: ["n1", "n3", "n99"] }];
-    const index = readDocument(doc);
-    expect([...index.shared.keys()]).toEqual(["n1", "n3"]);
-    expect(index.shared.get("n3")?.name).toBe("embed.weight");
+    for (const index of [readDocument(doc), readForView(doc).index]) {
+      expect([...index.shared.keys()]).toEqual(["n1", "n3"]);
+      expect(index.shared.get("n3")?.name).toBe("embed.weight");
+    }
   });
 
   it("marks every node of a tensor read in several calls as shared, with no edge between the calls", () => {

@@ -108,7 +108,7 @@ export function readDocument(input: unknown): GraphIndex {
   const doc = checkVersion(input);
   const problem = graphSchemaChecker().check(doc);
   if (problem !== null) throw new DocumentError(explain(doc, problem));
-  const index = buildIndex(doc);
+  const index = buildIndex(doc, false);
   for (let i = 0; i < index.edges.length; i++) {
     const error = danglingEnd(index, i);
     if (error !== null) throw error;
@@ -139,7 +139,8 @@ export interface ViewRead {
 /**
  * Reads a document as readDocument does, but checks the items of its long lists (nodes, edges)
  * only when asked: a view checks those it draws before its first draw and the rest after it.
- * An edge's ends are checked with its item. Every problem is still reported with
+ * Node ids are indexed on first use, and checked for repeats after the nodes' items; an edge's
+ * ends with its item, after the first draw. Every problem is still reported with
  * readDocument's message: the first in document order.
  */
 export function readForView(input: unknown): ViewRead {
@@ -154,7 +155,7 @@ export function readForView(input: unknown): ViewRead {
   if (head !== null) throw full(new DocumentError(explain(doc, head)));
   let index: GraphIndex;
   try {
-    index = buildIndex(doc);
+    index = buildIndex(doc, true);
   } catch (error) {
     throw full(error);
   }
@@ -165,8 +166,6 @@ export function readForView(input: unknown): ViewRead {
       for (const i of at) {
         const problem = staged.item(list, lists[list][i], i);
         if (problem !== null) throw full(new DocumentError(explain(doc, problem)));
-        const dangling = list === "edges" ? danglingEnd(index, i) : null;
-        if (dangling !== null) throw full(dangling);
       }
     },
     async checkRest(pause, sliceMs) {
@@ -185,6 +184,8 @@ export function readForView(input: unknown): ViewRead {
             start = performance.now();
           }
         }
+        const repeat = list === "nodes" && index.nodeIndex instanceof NodeIds ? index.nodeIndex.repeat() : -1;
+        if (repeat >= 0) throw full(repeatedId(index.doc.nodes, repeat));
       }
     },
     explain: full,
@@ -260,10 +261,82 @@ class NodesById implements ReadonlyMap<string, Node> {
 }
 
 /**
+ * Each node id's index in the document's list, the Map built on first use: a large document's
+ * first view needs it for none of its nodes. With a repeated id the later index is kept, and
+ * repeat() names the first repeat (such a document is refused once its check ends).
+ */
+class NodeIds implements ReadonlyMap<string, number> {
+  private built: Map<string, number> | null;
+  private first = -1;
+  constructor(
+    private readonly list: readonly Node[],
+    built: Map<string, number> | null,
+  ) {
+    this.built = built;
+  }
+  private ids(): Map<string, number> {
+    if (this.built === null) {
+      const ids = new Map<string, number>();
+      for (let i = 0; i < this.list.length; i++) {
+        ids.set((this.list[i] as Node).id, i);
+        if (this.first < 0 && ids.size !== i + 1) this.first = i;
+      }
+      this.built = ids;
+    }
+    return this.built;
+  }
+  /** The index of the first node whose id an earlier node has, or -1. */
+  repeat(): number {
+    this.ids();
+    return this.first;
+  }
+  get size(): number {
+    return this.ids().size;
+  }
+  get(id: string): number | undefined {
+    return this.ids().get(id);
+  }
+  has(id: string): boolean {
+    return this.ids().has(id);
+  }
+  forEach(callback: (value: number, key: string, map: ReadonlyMap<string, number>) => void, thisArg?: unknown): void {
+    for (const [id, i] of this.ids()) callback.call(thisArg, i, id, this);
+  }
+  entries(): MapIterator<[string, number]> {
+    return this.ids().entries();
+  }
+  keys(): MapIterator<string> {
+    return this.ids().keys();
+  }
+  values(): MapIterator<number> {
+    return this.ids().values();
+  }
+  [Symbol.iterator](): MapIterator<[string, number]> {
+    return this.ids().entries();
+  }
+}
+
+/** The DocumentError of node `i`, whose id an earlier node has. */
+function repeatedId(nodes: readonly Node[], i: number): DocumentError {
+  return new DocumentError(`Invalid graph document: nodes[${i}].id ${JSON.stringify(nodes[i]?.id)} is the id of an earlier node too.`);
+}
+
+/** The first index up to `last` whose node id an earlier node has, or -1. */
+function firstRepeat(nodes: readonly Node[], last: number): number {
+  const seen = new Set<string>();
+  for (let i = 0; i <= last; i++) {
+    seen.add((nodes[i] as Node).id);
+    if (seen.size !== i + 1) return i;
+  }
+  return -1;
+}
+
+/**
  * The index of a document whose schema is checked (or, for readForView, whose head is). Edges'
  * ends are not checked here: readDocument checks them all, readForView with each edge's item.
+ * With `lazyIds` (readForView) node ids are indexed on first use and their repeats found then.
  */
-function buildIndex(input: Record<string, unknown>): GraphIndex {
+function buildIndex(input: Record<string, unknown>, lazyIds: boolean): GraphIndex {
   const read = input as unknown as GraphDocument;
   const { doc, groups } = groupLeaves(read);
 
@@ -308,19 +381,30 @@ function buildIndex(input: Record<string, unknown>): GraphIndex {
   }
   if (order.length !== modules.size) throw new DocumentError(cycleMessage(doc.modules, new Set(order)));
 
-  const nodeIndex = new Map<string, number>();
+  const ids = lazyIds ? null : new Map<string, number>();
   const failedNodes = new Set<string>();
-  // A plain loop over the long list, one lookup per node: it runs on every node of a 100k-node document.
+  // Each module's first own node, by its index: the smallest in document order.
+  const firstOwn = new Map<string, number>();
+  // A plain loop over the long list: it runs on every node of a 100k-node document.
   for (let i = 0; i < doc.nodes.length; i++) {
     const n = doc.nodes[i] as Node;
-    // Every earlier id is distinct, so the Map grows by one unless this id is among them.
-    nodeIndex.set(n.id, i);
-    if (nodeIndex.size !== i + 1) throw new DocumentError(`Invalid graph document: nodes[${i}].id ${JSON.stringify(n.id)} is the id of an earlier node too.`);
+    if (ids !== null) {
+      // Every earlier id is distinct, so the Map grows by one unless this id is among them.
+      ids.set(n.id, i);
+      if (ids.size !== i + 1) throw repeatedId(doc.nodes, i);
+    }
     const list = moduleNodes.get(n.module);
-    if (list === undefined) throw new DocumentError(dangling(`nodes[${i}].module`, n.module, "module", `node ${JSON.stringify(n.id)}`));
+    if (list === undefined) {
+      // readDocument names a repeated id at or before this node first.
+      const repeat = ids === null ? firstRepeat(doc.nodes, i) : -1;
+      if (repeat >= 0) throw repeatedId(doc.nodes, repeat);
+      throw new DocumentError(dangling(`nodes[${i}].module`, n.module, "module", `node ${JSON.stringify(n.id)}`));
+    }
+    if (list.length === 0) firstOwn.set(n.module, i);
     list.push(n.id);
     if (n.kind === "error" || n.error !== undefined) failedNodes.add(n.id);
   }
+  const nodeIndex = new NodeIds(doc.nodes, ids);
   const nodes = new NodesById(doc.nodes, nodeIndex);
 
   // In reverse preorder every call comes after its children, so theirs are known.
@@ -328,8 +412,7 @@ function buildIndex(input: Record<string, unknown>): GraphIndex {
   for (let k = order.length - 1; k >= 0; k--) {
     const id = order[k] as string;
     // A module's own nodes are listed in document order: the first is its smallest index.
-    const own = (moduleNodes.get(id) ?? [])[0];
-    let best = own === undefined ? Number.POSITIVE_INFINITY : (nodeIndex.get(own) ?? Number.POSITIVE_INFINITY);
+    let best = firstOwn.get(id) ?? Number.POSITIVE_INFINITY;
     for (const c of moduleChildren.get(id) ?? []) best = Math.min(best, moduleFirstNode.get(c) ?? best);
     moduleFirstNode.set(id, best);
   }
@@ -338,17 +421,32 @@ function buildIndex(input: Record<string, unknown>): GraphIndex {
   const foldOf = new Map<string, string>();
   for (const block of doc.repeated_blocks ?? []) addFold(block, modules, folds, foldOf);
   const glueOf = new Map<string, string>();
-  for (const fold of folds.values()) for (const id of fold.glue) if (nodes.get(id)?.module === fold.parent) glueOf.set(id, fold.key);
+  // A glue id is the parent's when it is among the parent's own nodes (asked of its list, not of every node id).
+  const own = new Map<string, Set<string>>();
+  const ownOf = (parent: string): Set<string> => {
+    let set = own.get(parent);
+    if (set === undefined) {
+      set = new Set(moduleNodes.get(parent));
+      own.set(parent, set);
+    }
+    return set;
+  };
+  for (const fold of folds.values()) for (const id of fold.glue) if (ownOf(fold.parent).has(id)) glueOf.set(id, fold.key);
   const glueModuleOf = new Map<string, string>();
   for (const fold of folds.values()) {
     for (const id of fold.glueModules) if (!foldOf.has(id) && !glueModuleOf.has(id)) glueModuleOf.set(id, fold.key);
   }
 
-  if (doc.error?.node !== undefined && nodes.has(doc.error.node)) failedNodes.add(doc.error.node);
+  // The few ids named here are looked for in the list when the ids are not indexed yet.
+  const named = new Set<string>();
+  if (doc.error?.node !== undefined) named.add(doc.error.node);
+  for (const tensor of doc.shared_tensors ?? []) for (const id of tensor.nodes) named.add(id);
+  const isNode = ids !== null || named.size === 0 ? (id: string) => nodes.has(id) : presentIn(doc.nodes, named);
+  if (doc.error?.node !== undefined && isNode(doc.error.node)) failedNodes.add(doc.error.node);
 
   const shared = new Map<string, SharedTensor>();
   for (const tensor of doc.shared_tensors ?? []) {
-    for (const id of tensor.nodes) if (nodes.has(id)) shared.set(id, tensor);
+    for (const id of tensor.nodes) if (isNode(id)) shared.set(id, tensor);
   }
 
   return {
@@ -371,6 +469,13 @@ function buildIndex(input: Record<string, unknown>): GraphIndex {
     groups,
     shared,
   };
+}
+
+/** Which of the `named` ids some node in `nodes` has, found in one pass over the list. */
+function presentIn(nodes: readonly Node[], named: ReadonlySet<string>): (id: string) => boolean {
+  const found = new Set<string>();
+  for (const n of nodes) if (named.has(n.id)) found.add(n.id);
+  return (id) => found.has(id);
 }
 
 /**

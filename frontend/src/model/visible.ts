@@ -86,6 +86,8 @@ interface Fixed {
   readonly moduleIndex: ReadonlyMap<string, number>;
   /** Each node drawn as itself, one object for every state, so sizing can reuse its look. */
   readonly nodeItems: Map<string, VisibleNode>;
+  /** The document index of each node in nodeItems, so ordering the drawn ones needs no index of every node id. */
+  readonly nodeAt: Map<string, number>;
   /** The key (shape and dtype) of each tensor object met so far; the page's packed form shares them between edges. */
   readonly tensorKeys: WeakMap<Tensor, string>;
   readonly open: Placement;
@@ -101,6 +103,7 @@ function fixed(index: GraphIndex): Fixed {
       failedModules: failedModuleSet(index),
       moduleIndex: new Map(index.moduleOrder.map((id, i) => [id, i])),
       nodeItems: new Map(),
+      nodeAt: new Map(),
       tensorKeys: new WeakMap(),
       open: { kind: "open" },
     };
@@ -119,7 +122,12 @@ function tensorKey(f: Fixed, tensor: Tensor): string {
   return key;
 }
 
-function nodeItem(index: GraphIndex, f: Fixed, node: Node): VisibleNode {
+/** The document index of a node drawn as itself in some visible graph of `index`, else undefined. */
+export function drawnNodeAt(index: GraphIndex, id: string): number | undefined {
+  return fixedOf.get(index)?.nodeAt.get(id);
+}
+
+function nodeItem(index: GraphIndex, f: Fixed, node: Node, at: number): VisibleNode {
   let item = f.nodeItems.get(node.id);
   if (item === undefined) {
     item = {
@@ -131,6 +139,7 @@ function nodeItem(index: GraphIndex, f: Fixed, node: Node): VisibleNode {
       shared: (index.shared.get(node.id)?.nodes.length ?? 0) > 1,
     };
     f.nodeItems.set(node.id, item);
+    f.nodeAt.set(node.id, at);
   }
   return item;
 }
@@ -237,7 +246,9 @@ export function computeVisibleGraph(index: GraphIndex, state: ViewState): Visibl
 
   const items = new Map<string, VisibleItem>();
   const nodeOwner = new Map<string, string | null>();
-  for (const node of index.doc.nodes) {
+  const docNodes = index.doc.nodes;
+  for (let at = 0; at < docNodes.length; at++) {
+    const node = docNodes[at] as Node;
     const p = placement.get(node.module) as Placement;
     const glue = index.glueOf.get(node.id);
     if (!passesFilters(node, state)) {
@@ -250,12 +261,12 @@ export function computeVisibleGraph(index: GraphIndex, state: ViewState): Visibl
       nodeOwner.set(node.id, glue); // the glue between the calls of a folded run is inside its box
     } else {
       nodeOwner.set(node.id, node.id);
-      items.set(node.id, nodeItem(index, f, node));
+      items.set(node.id, nodeItem(index, f, node, at));
     }
   }
 
   // Members of each container in execution order: nodes, boxes and open children.
-  const order = index.nodeIndex;
+  const order = f.nodeAt;
   const sortKey = (id: string): number =>
     order.get(id) ?? index.moduleFirstNode.get(id) ?? Number.POSITIVE_INFINITY;
   const addMember = (container: string | null, id: string): void => {

@@ -8,7 +8,7 @@ import { isDiffDocument } from "../model/diff";
 import { mountDiff } from "./diff";
 import { search } from "../model/search";
 import * as states from "../model/state";
-import { computeVisibleGraph, type VisibleEdge, type VisibleGraph } from "../model/visible";
+import { computeVisibleGraph, drawnNodeAt, type VisibleEdge, type VisibleGraph } from "../model/visible";
 import { acquireLayoutClient, releaseLayoutClient, type LayoutClient } from "../layout/client";
 import type { LayoutResult, Rect } from "../layout/types";
 import { toolbarAction, unhandled, type ToolbarAction } from "./actions";
@@ -853,7 +853,7 @@ export class Viewer {
     const unchecked = this.unchecked as ViewRead;
     const nodes: number[] = [];
     for (const item of visible.items.values()) {
-      const at = item.type === "node" ? index.nodeIndex.get(item.id) : undefined;
+      const at = item.type === "node" ? drawnNodeAt(index, item.id) : undefined;
       if (at !== undefined) nodes.push(at);
     }
     unchecked.checkItems("nodes", nodes);
