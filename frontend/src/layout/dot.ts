@@ -160,7 +160,7 @@ export function toDot(graph: LocalGraph, without: ReadonlySet<number> = new Set(
   // An element a lead feeds is two ranks below its open producers, the lead alone between (see leads).
   const leads = new Set((graph.leads ?? []).map((i) => `e${i}`));
   const fed = new Set(graph.edges.flatMap((e) => (leads.has(e.from) ? [e.to] : [])));
-  const pairs = graph.centred === true ? soleOpenPairs(graph) : new Set<string>();
+  const pairs = graph.centred === true ? soleOpenPairs(graph.edges, isOpen) : new Set<string>();
   const aligned = new Set<string>();
   const alignments: string[] = [];
   graph.edges.forEach((e, k) => {
@@ -187,11 +187,10 @@ export function toDot(graph: LocalGraph, without: ReadonlySet<number> = new Set(
  * only one that feeds `eb` (an encoder and its decoder): centring a module on several others (a
  * Llama's rotary embedding on every layer) would pull them into a zigzag.
  */
-function soleOpenPairs(graph: LocalGraph): Set<string> {
-  const isOpen = (name: string): boolean => graph.elements[elementIndex(name)]?.open === true;
+function soleOpenPairs(edges: readonly LocalEdge[], isOpen: (name: string) => boolean): Set<string> {
   const tos = new Map<string, Set<string>>();
   const froms = new Map<string, Set<string>>();
-  for (const e of graph.edges) {
+  for (const e of edges) {
     if (!isOpen(e.from) || !isOpen(e.to) || e.from === e.to) continue;
     tos.set(e.from, (tos.get(e.from) ?? new Set()).add(e.to));
     froms.set(e.to, (froms.get(e.to) ?? new Set()).add(e.from));
@@ -231,14 +230,7 @@ function drifts(graph: LocalGraph, e: LocalEdge): boolean {
  * the layout by its width for that element's height; on the bottom rank it widens only that rank.
  */
 export function outcomes(elements: readonly LocalElement[], edges: readonly LocalEdge[], outPorts: number): number[] {
-  if (outPorts > 0) return [];
-  const reached = new Set<number>();
-  const left = new Set<number>();
-  for (const e of edges) {
-    reached.add(elementIndex(e.to));
-    left.add(elementIndex(e.from));
-  }
-  return elements.flatMap((e, i) => (e.open !== true && reached.has(i) && !left.has(i) ? [i] : []));
+  return outPorts > 0 ? [] : closedEnds(elements, edges, "sinks");
 }
 
 /**
@@ -251,12 +243,17 @@ export function outcomes(elements: readonly LocalElement[], edges: readonly Loca
  * below a closed one, where the extra rank would only lengthen the graph).
  */
 export function leads(elements: readonly LocalElement[], edges: readonly LocalEdge[], inPorts: number): number[] {
-  if (inPorts > 0) return [];
+  return inPorts > 0 ? [] : closedEnds(elements, edges, "sources");
+}
+
+/** The closed elements that edges only reach ("sinks") or only leave ("sources"). */
+function closedEnds(elements: readonly LocalElement[], edges: readonly LocalEdge[], ends: "sinks" | "sources"): number[] {
   const reached = new Set<number>();
   const left = new Set<number>();
   for (const e of edges) {
     reached.add(elementIndex(e.to));
     left.add(elementIndex(e.from));
   }
-  return elements.flatMap((e, i) => (e.open !== true && left.has(i) && !reached.has(i) ? [i] : []));
+  const [end, other] = ends === "sinks" ? [reached, left] : [left, reached];
+  return elements.flatMap((e, i) => (e.open !== true && end.has(i) && !other.has(i) ? [i] : []));
 }

@@ -321,16 +321,6 @@ function repeatedId(nodes: readonly Node[], i: number): DocumentError {
   return new DocumentError(`Invalid graph document: nodes[${i}].id ${JSON.stringify(nodes[i]?.id)} is the id of an earlier node too.`);
 }
 
-/** The first index up to `last` whose node id an earlier node has, or -1. */
-function firstRepeat(nodes: readonly Node[], last: number): number {
-  const seen = new Set<string>();
-  for (let i = 0; i <= last; i++) {
-    seen.add((nodes[i] as Node).id);
-    if (seen.size !== i + 1) return i;
-  }
-  return -1;
-}
-
 /**
  * The index of a document whose schema is checked (or, for readForView, whose head is). Edges'
  * ends are not checked here: readDocument checks them all, readForView with each edge's item.
@@ -382,6 +372,7 @@ function buildIndex(input: Record<string, unknown>, lazyIds: boolean): GraphInde
   if (order.length !== modules.size) throw new DocumentError(cycleMessage(doc.modules, new Set(order)));
 
   const ids = lazyIds ? null : new Map<string, number>();
+  const nodeIndex = new NodeIds(doc.nodes, ids);
   const failedNodes = new Set<string>();
   // Each module's first own node, by its index: the smallest in document order.
   const firstOwn = new Map<string, number>();
@@ -396,15 +387,14 @@ function buildIndex(input: Record<string, unknown>, lazyIds: boolean): GraphInde
     const list = moduleNodes.get(n.module);
     if (list === undefined) {
       // readDocument names a repeated id at or before this node first.
-      const repeat = ids === null ? firstRepeat(doc.nodes, i) : -1;
-      if (repeat >= 0) throw repeatedId(doc.nodes, repeat);
+      const repeat = ids === null ? nodeIndex.repeat() : -1;
+      if (repeat >= 0 && repeat <= i) throw repeatedId(doc.nodes, repeat);
       throw new DocumentError(dangling(`nodes[${i}].module`, n.module, "module", `node ${JSON.stringify(n.id)}`));
     }
     if (list.length === 0) firstOwn.set(n.module, i);
     list.push(n.id);
     if (n.kind === "error" || n.error !== undefined) failedNodes.add(n.id);
   }
-  const nodeIndex = new NodeIds(doc.nodes, ids);
   const nodes = new NodesById(doc.nodes, nodeIndex);
 
   // In reverse preorder every call comes after its children, so theirs are known.
