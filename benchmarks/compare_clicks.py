@@ -4,8 +4,8 @@
 [--pairs 2] [--out FILE]`` builds each scale document once (``_scale_models``), renders it with
 each commit's vista-render-html (``compare_pages``' way: a temporary git worktree per commit,
 ``NEW`` may be ``WORKTREE``) and opens the pages in one headless Chromium in alternating order
-(old first in even rounds, after one warm-up load), each a fresh load: Open all, then ``--pairs`` times − and + on the
-block ``_scale`` clicks. Per click it reads the ``vista:layout-requested`` User Timing mark,
+(old first in even rounds, after one warm-up load), each a fresh load: Open all (timed to its
+last drawn frame), then ``--pairs`` times − and + on the block ``_scale`` clicks. Per click it reads the ``vista:layout-requested`` User Timing mark,
 in ms from the click's dispatch (the click handler, the visible graph and its sizing all run
 before it), and the time until the next ``vista:drawn`` frame. Reported per case: each
 commit's medians over every click and the median of the paired ratios new / old (the i-th
@@ -38,21 +38,21 @@ _TOGGLE = ("const root = document.querySelector('.vista-viewer');"
 _STATE = ("const root = document.querySelector('.vista-viewer');"
           "const g = root.querySelector(`g.vista-module[data-id=\"${arg[0]}\"]`);"
           "return root.dataset.state === 'ready' && g !== null && g.dataset.state === arg[1];")
-#: Per commit, per page (round), per click: its figures.
-Samples = dict[str, list[list[dict[str, float]]]]
+#: Per commit, per page (round): Open all's time and each click's figures.
+Samples = dict[str, list[dict[str, Any]]]
 
 _READY = "return document.querySelector('.vista-viewer').dataset.state === 'ready';"
 _BIGGEST = """(sizes) => [...document.querySelectorAll('.vista-viewer g.vista-module[data-state="expanded"]')]
     .map((g) => g.dataset.id).filter((id) => id in sizes).sort((a, b) => sizes[b] - sizes[a])[0] ?? null"""
 
 
-def _one(browser: Any, page: Path, blocks: dict[str, int], pairs: int) -> list[dict[str, float]]:
+def _one(browser: Any, page: Path, blocks: dict[str, int], pairs: int) -> dict[str, Any]:
     """One fresh load: Open all, then ``pairs`` times − and + on the biggest block drawn."""
     loaded = open_page(browser, page, _VISTA_DRAWN, timeout_ms=300_000)
     try:
         tab = loaded.tab
         tab.evaluate(_OBSERVE)
-        tab.evaluate(_TIMED, [_CLICK.format(action="expand-all"), _READY, True, None])
+        open_all, _, _ = tab.evaluate(_TIMED, [_CLICK.format(action="expand-all"), _READY, True, None])
         box = tab.evaluate(_BIGGEST, blocks)
         if box is None:
             raise RuntimeError(f"{page.name}: no block drawn to click")
@@ -68,7 +68,7 @@ def _one(browser: Any, page: Path, blocks: dict[str, int], pairs: int) -> list[d
         loaded.close()
     if loaded.network or loaded.errors:
         raise RuntimeError(f"{page.name} misbehaved: {loaded.network[:3]} {loaded.errors[:3]}")
-    return clicks
+    return {"open_all": float(open_all), "clicks": clicks}
 
 
 def compare(pages: dict[str, Path], blocks: dict[str, int], rounds: int, pairs: int) -> Samples:
@@ -92,15 +92,19 @@ def compare(pages: dict[str, Path], blocks: dict[str, int], rounds: int, pairs: 
 def _report(case: str, nodes: int, old: str, new: str, samples: Samples, loads: tuple[float, float]) -> str:
     when = datetime.datetime.now(datetime.timezone.utc)
     lines = [f"### {when:%Y-%m-%d %H:%M} UTC: {case} ({nodes:,} nodes), {old} vs {new}", "",
-             f"{len(samples[old])} alternating rounds, {len(samples[old][0])} clicks per page (− and + on one block "
+             f"{len(samples[old])} alternating rounds, {len(samples[old][0]['clicks'])} clicks per page (− and + on one block "
              f"after Open all); load average {loads[0]:.1f} at the start, {loads[1]:.1f} at the end.", "",
              f"| ms from the click | {old} | {new} | median of paired new / old |", "|---|---:|---:|---:|"]
+    a = [page["open_all"] for page in samples[old]]
+    b = [page["open_all"] for page in samples[new]]
+    lines.append(f"| Open all, to its last drawn frame | {statistics.median(a):,.0f} | {statistics.median(b):,.0f} "
+                 f"| {statistics.median([y / x for x, y in zip(a, b) if x > 0]):.2f} |")
     for key, label in (("requested", "to `vista:layout-requested`"), ("drawn", "to the frame after `vista:drawn`"),
                        ("longest_task", "longest task")):
-        a = [c[key] for page in samples[old] for c in page]
-        b = [c[key] for page in samples[new] for c in page]
+        a = [c[key] for page in samples[old] for c in page["clicks"]]
+        b = [c[key] for page in samples[new] for c in page["clicks"]]
         pairs = [y / x for x, y in zip(a, b) if x > 0]
-        lines.append(f"| {label} | {statistics.median(a):,.0f} | {statistics.median(b):,.0f} "
+        lines.append(f"| click, {label} | {statistics.median(a):,.0f} | {statistics.median(b):,.0f} "
                      f"| {statistics.median(pairs):.2f} |")
     lines.append("")
     return "\n".join(lines)

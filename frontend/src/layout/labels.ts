@@ -48,13 +48,21 @@ function sample(points: readonly Point[]): Point[] {
   return out;
 }
 
+/** Cell keys stay distinct while cell rows stay within ±CELL_ROW / 2 (±67 million px at 128 px cells). */
+const CELL_ROW = 1 << 20;
+
+/** The key of grid cell (cx, cy): a number, since a string built per cell looked up cost more than the lookup. */
+function cellKey(cx: number, cy: number): number {
+  return cx * CELL_ROW + cy;
+}
+
 class Grid<T> {
-  private readonly cells = new Map<string, T[]>();
+  private readonly cells = new Map<number, T[]>();
   constructor(private readonly cell: number) {}
   add(x0: number, y0: number, x1: number, y1: number, value: T): void {
     for (let cx = Math.floor(x0 / this.cell); cx <= Math.floor(x1 / this.cell); cx++) {
       for (let cy = Math.floor(y0 / this.cell); cy <= Math.floor(y1 / this.cell); cy++) {
-        const key = `${cx},${cy}`;
+        const key = cellKey(cx, cy);
         const list = this.cells.get(key);
         if (list === undefined) this.cells.set(key, [value]);
         else if (list[list.length - 1] !== value) list.push(value);
@@ -64,7 +72,7 @@ class Grid<T> {
   any(x0: number, y0: number, x1: number, y1: number): boolean {
     for (let cx = Math.floor(x0 / this.cell); cx <= Math.floor(x1 / this.cell); cx++) {
       for (let cy = Math.floor(y0 / this.cell); cy <= Math.floor(y1 / this.cell); cy++) {
-        if (this.cells.has(`${cx},${cy}`)) return true;
+        if (this.cells.has(cellKey(cx, cy))) return true;
       }
     }
     return false;
@@ -73,7 +81,8 @@ class Grid<T> {
     const found = new Set<T>();
     for (let cx = Math.floor(x0 / this.cell); cx <= Math.floor(x1 / this.cell); cx++) {
       for (let cy = Math.floor(y0 / this.cell); cy <= Math.floor(y1 / this.cell); cy++) {
-        for (const v of this.cells.get(`${cx},${cy}`) ?? []) found.add(v);
+        const list = this.cells.get(cellKey(cx, cy));
+        if (list !== undefined) for (const v of list) found.add(v);
       }
     }
     return found;
