@@ -18,6 +18,7 @@ import { parseGraphvizJson, type GraphvizLayout } from "./graphviz";
 import { routeEdges } from "./route";
 import { segmentGraph } from "./segments";
 import { alignSegments, spineOf } from "./spines";
+import { straighten } from "./straight";
 import { shortened, stretched } from "./tall";
 import { buildTree, sizeOf, workOf, type LayoutTree, type Work } from "./tree";
 import type { LayoutGraph, LayoutResult } from "./types";
@@ -141,7 +142,7 @@ export class LayoutEngine {
     const laid =
       (short === null ? null : stretched(parseGraphvizJson(this.render(toDot({ ...graph, elements: short }, arcs))), elements, short)) ??
       parseGraphvizJson(this.render(arcs.size === 0 ? dot : toDot(graph, arcs)));
-    const local = localLabels(addArcs(laid, elements, edges, arcs), elements, edges);
+    const local = localLabels(straighten(addArcs(laid, elements, edges, arcs), elements, edges), elements, edges);
     this.cache.set(key, local);
     this.runs++;
     return local;

@@ -12,7 +12,7 @@ import type { Point, Rect } from "./types";
 export const LABEL_CLEARANCE = 1.5;
 /** Width of one label character as drawn (9 px sans-serif digits and ×), with some margin. */
 const CHAR_WIDTH = 5.4;
-const LABEL_HEIGHT = 11;
+export const LABEL_HEIGHT = 11;
 /** Side of a cell of the grids that find the labels and boxes near a curve. */
 const LABEL_CELL = 128;
 
