@@ -13,6 +13,7 @@ import { CONTROL_INSET, foldButtonWidth, HEADER_TEXT_X, TOGGLE_SIZE, type Look, 
 import { FONT_FAMILY, LABEL_FAMILY } from "./measure";
 import type { Palette } from "./theme";
 import { GridIndex } from "./spatial";
+import { cutPath, cutRect, needsCut, within } from "./cut";
 import { edgeBounds, routesById, windowIndex } from "./virtual";
 
 export interface DrawInput {
@@ -121,6 +122,10 @@ interface KeptEdge {
   /** The route the path was drawn for; later routes that are a pure shift of it only move. */
   base: readonly Point[];
   shift: Point;
+  /** The rectangle (base route coordinates) the path holds the curves of, when cut (see cut.ts); null when whole. */
+  cut: Rect | null;
+  /** Whether the path ends at the route's end, with the arrowhead. */
+  arrow: boolean;
   label: SVGTextElement | null;
   labelKey: string;
 }
@@ -324,14 +329,27 @@ export class GraphRenderer {
           .attr("stroke", palette.edge)
           .attr("stroke-width", 1.2)
           .attr("marker-end", `url(#${input.markerId})`);
-        kept = { el: el.node() as SVGGElement, path: path.node() as SVGPathElement, base: [], shift: { x: 0, y: 0 }, label: null, labelKey: "" };
+        kept = { el: el.node() as SVGGElement, path: path.node() as SVGPathElement, base: [], shift: { x: 0, y: 0 }, cut: null, arrow: true, label: null, labelKey: "" };
       }
       let shift = shiftBetween(kept.base, route.points);
+      const moved = shift === null;
       if (shift === null) {
-        const d = pathData(route.points);
-        kept.path.setAttribute("d", d);
         kept.base = route.points;
         shift = { x: 0, y: 0 };
+      }
+      // The window in the coordinates of the path as drawn (its base route, before the shift).
+      const window = input.window == null ? null : { ...input.window, x: input.window.x - shift.x, y: input.window.y - shift.y };
+      const cut = window === null || !needsCut(edgeBounds(route), cutRect(window)) ? null : cutRect(window);
+      if (moved || (cut === null) !== (kept.cut === null) || (cut !== null && window !== null && kept.cut !== null && !within(window, kept.cut))) {
+        const part = cut === null ? null : cutPath(kept.base, cut);
+        kept.path.setAttribute("d", part === null ? pathData(kept.base) : part.d);
+        kept.cut = cut;
+        const arrow = part === null || part.end;
+        if (arrow !== kept.arrow) {
+          if (arrow) kept.path.setAttribute("marker-end", `url(#${input.markerId})`);
+          else kept.path.removeAttribute("marker-end");
+          kept.arrow = arrow;
+        }
       }
       if (shift.x !== kept.shift.x || shift.y !== kept.shift.y) {
         if (shift.x === 0 && shift.y === 0) kept.el.removeAttribute("transform");
