@@ -5,7 +5,8 @@
 each commit's vista-render-html (``compare_pages``' way: a temporary git worktree per commit,
 ``NEW`` may be ``WORKTREE``) and opens the pages in one headless Chromium in alternating order
 (old first in even rounds, after one warm-up load), each a fresh load: Open all (timed to its
-last drawn frame), then ``--pairs`` times − and + on the block ``_scale`` clicks. Per click it reads the ``vista:layout-requested`` User Timing mark,
+last drawn frame), then ``--pairs`` times − and + on the block ``_scale`` clicks. Per click it
+reads the ``vista:layout-requested`` User Timing mark,
 in ms from the click's dispatch (the click handler, the visible graph and its sizing all run
 before it), and the time until the next ``vista:drawn`` frame. Reported per case: each
 commit's medians over every click and the median of the paired ratios new / old (the i-th
@@ -92,7 +93,8 @@ def compare(pages: dict[str, Path], blocks: dict[str, int], rounds: int, pairs: 
 def _report(case: str, nodes: int, old: str, new: str, samples: Samples, loads: tuple[float, float]) -> str:
     when = datetime.datetime.now(datetime.timezone.utc)
     lines = [f"### {when:%Y-%m-%d %H:%M} UTC: {case} ({nodes:,} nodes), {old} vs {new}", "",
-             f"{len(samples[old])} alternating rounds, {len(samples[old][0]['clicks'])} clicks per page (− and + on one block "
+             f"{len(samples[old])} alternating rounds, {len(samples[old][0]['clicks'])} clicks per page "
+             "(− and + on one block "
              f"after Open all); load average {loads[0]:.1f} at the start, {loads[1]:.1f} at the end.", "",
              f"| ms from the click | {old} | {new} | median of paired new / old |", "|---|---:|---:|---:|"]
     a = [page["open_all"] for page in samples[old]]
