@@ -9,6 +9,7 @@
  * window, so they keep every route whole.
  */
 import type { Point, Rect } from "../layout/types";
+import { intersects } from "./virtual";
 
 /** How far (in window sizes) a cut reaches past the window on every side, so that small moves keep it. */
 export const CUT_MARGIN = 0.5;
@@ -18,10 +19,13 @@ const CUT_ABOVE = 2;
 /** The part of a route that a windowed draw keeps: its path data and whether it keeps the route's end. */
 export interface Cut {
   readonly d: string;
-  /** The rectangle (route coordinates) whose curves `d` holds: a window inside it needs no new cut. */
-  readonly rect: Rect;
   /** Whether the route's last curve is in `d`, where the arrowhead goes. */
   readonly end: boolean;
+}
+
+/** A point as path data writes it (one decimal), for whole and cut paths alike. */
+export function pointText(p: Point): string {
+  return `${p.x.toFixed(1)},${p.y.toFixed(1)}`;
 }
 
 /** `window` grown by CUT_MARGIN window sizes on every side. */
@@ -34,11 +38,6 @@ export function cutRect(window: Rect): Rect {
 /** Whether a route of these bounds is worth cutting to `rect`: far larger than it, one way or the other. */
 export function needsCut(bounds: Rect, rect: Rect): boolean {
   return bounds.width > CUT_ABOVE * rect.width || bounds.height > CUT_ABOVE * rect.height;
-}
-
-/** Whether `inner` lies within `outer`. */
-export function within(inner: Rect, outer: Rect): boolean {
-  return inner.x >= outer.x && inner.y >= outer.y && inner.x + inner.width <= outer.x + outer.width && inner.y + inner.height <= outer.y + outer.height;
 }
 
 /** The distance of `p` from the line through `a` and `b`. */
@@ -76,16 +75,20 @@ type Cubic = readonly [Point, Point, Point, Point];
 
 const mid = (p: Point, q: Point): Point => ({ x: (p.x + q.x) / 2, y: (p.y + q.y) / 2 });
 
-/** Whether the control points of `c` have bounds that meet `rect`, and whether those bounds are within twice its size. */
-function meeting(c: Cubic, rect: Rect): { meets: boolean; small: boolean } {
-  const lx = Math.min(c[0].x, c[1].x, c[2].x, c[3].x);
-  const hx = Math.max(c[0].x, c[1].x, c[2].x, c[3].x);
-  const ly = Math.min(c[0].y, c[1].y, c[2].y, c[3].y);
-  const hy = Math.max(c[0].y, c[1].y, c[2].y, c[3].y);
-  return {
-    meets: hx >= rect.x && lx <= rect.x + rect.width && hy >= rect.y && ly <= rect.y + rect.height,
-    small: hx - lx <= 2 * rect.width && hy - ly <= 2 * rect.height,
-  };
+/** The bounds of `points[from..to]` (a piece's control points). */
+function boundsOf(points: readonly Point[], from: number, to: number): Rect {
+  let lx = Infinity;
+  let ly = Infinity;
+  let hx = -Infinity;
+  let hy = -Infinity;
+  for (let k = from; k <= to; k++) {
+    const p = points[k] as Point;
+    lx = Math.min(lx, p.x);
+    hx = Math.max(hx, p.x);
+    ly = Math.min(ly, p.y);
+    hy = Math.max(hy, p.y);
+  }
+  return { x: lx, y: ly, width: hx - lx, height: hy - ly };
 }
 
 /**
@@ -97,9 +100,9 @@ function nearParts(c: Cubic, rect: Rect): { cubic: Cubic; t0: number; t1: number
   const pending: { cubic: Cubic; t0: number; t1: number; depth: number }[] = [{ cubic: c, t0: 0, t1: 1, depth: 0 }];
   while (pending.length > 0) {
     const part = pending.pop() as (typeof pending)[number];
-    const { meets, small } = meeting(part.cubic, rect);
-    if (!meets) continue;
-    if (small || part.depth >= MAX_HALVINGS) {
+    const bounds = boundsOf(part.cubic, 0, 3);
+    if (!intersects(bounds, rect)) continue;
+    if ((bounds.width <= 2 * rect.width && bounds.height <= 2 * rect.height) || part.depth >= MAX_HALVINGS) {
       out.push(part);
       continue;
     }
@@ -124,27 +127,13 @@ function nearParts(c: Cubic, rect: Rect): { cubic: Cubic; t0: number; t1: number
  * consecutive pieces is one subpath.
  */
 export function cutPath(points: readonly Point[], rect: Rect): Cut {
-  const f = (p: Point): string => `${p.x.toFixed(1)},${p.y.toFixed(1)}`;
+  const f = pointText;
   const step = (points.length - 1) % 3 === 0 ? 3 : 1;
-  const x1 = rect.x + rect.width;
-  const y1 = rect.y + rect.height;
   let d = "";
   let open = false;
   let end = false;
   for (let i = 0; i + step < points.length; i += step) {
-    let lx = Infinity;
-    let ly = Infinity;
-    let hx = -Infinity;
-    let hy = -Infinity;
-    for (let k = i; k <= i + step; k++) {
-      const p = points[k] as Point;
-      if (p.x < lx) lx = p.x;
-      if (p.x > hx) hx = p.x;
-      if (p.y < ly) ly = p.y;
-      if (p.y > hy) hy = p.y;
-    }
-    const meets = hx >= rect.x && lx <= x1 && hy >= rect.y && ly <= y1;
-    if (!meets) {
+    if (!intersects(boundsOf(points, i, i + step), rect)) {
       open = false;
       continue;
     }
@@ -183,5 +172,5 @@ export function cutPath(points: readonly Point[], rect: Rect): Cut {
     open = true;
     end = last;
   }
-  return { d, rect, end };
+  return { d, end };
 }

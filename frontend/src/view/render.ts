@@ -13,8 +13,8 @@ import { CONTROL_INSET, foldButtonWidth, HEADER_TEXT_X, TOGGLE_SIZE, type Look, 
 import { FONT_FAMILY, LABEL_FAMILY } from "./measure";
 import type { Palette } from "./theme";
 import { GridIndex } from "./spatial";
-import { cutPath, cutRect, needsCut, within } from "./cut";
-import { edgeBounds, routesById, windowIndex } from "./virtual";
+import { cutPath, cutRect, needsCut, pointText } from "./cut";
+import { contains, edgeBounds, routesById, windowIndex } from "./virtual";
 
 export interface DrawInput {
   readonly visible: VisibleGraph;
@@ -339,8 +339,10 @@ export class GraphRenderer {
       }
       // The window in the coordinates of the path as drawn (its base route, before the shift).
       const window = input.window == null ? null : { ...input.window, x: input.window.x - shift.x, y: input.window.y - shift.y };
-      const cut = window === null || !needsCut(edgeBounds(route), cutRect(window)) ? null : cutRect(window);
-      if (moved || (cut === null) !== (kept.cut === null) || (cut !== null && window !== null && kept.cut !== null && !within(window, kept.cut))) {
+      const grown = window === null ? null : cutRect(window);
+      const cut = grown !== null && needsCut(edgeBounds(route), grown) ? grown : null;
+      const stale = cut === null ? kept.cut !== null : kept.cut === null || !contains(kept.cut, window as Rect);
+      if (moved || stale) {
         const part = cut === null ? null : cutPath(kept.base, cut);
         kept.path.setAttribute("d", part === null ? pathData(kept.base) : part.d);
         kept.cut = cut;
@@ -670,7 +672,7 @@ function boundsOf(points: readonly Point[], shift: Point): Rect {
 }
 
 export function pathData(points: readonly Point[]): string {
-  const f = (p: Point): string => `${p.x.toFixed(1)},${p.y.toFixed(1)}`;
+  const f = pointText;
   const [first, ...rest] = points;
   if (first === undefined) return "";
   if (rest.length % 3 !== 0) return `M${f(first)}` + rest.map((p) => `L${f(p)}`).join("");

@@ -22,7 +22,8 @@ export function intersects(a: Rect, b: Rect): boolean {
   return a.x <= b.x + b.width && b.x <= a.x + a.width && a.y <= b.y + b.height && b.y <= a.y + a.height;
 }
 
-function contains(outer: Rect, inner: Rect): boolean {
+/** Whether `inner` lies within `outer`. */
+export function contains(outer: Rect, inner: Rect): boolean {
   return inner.x >= outer.x && inner.y >= outer.y && inner.x + inner.width <= outer.x + outer.width && inner.y + inner.height <= outer.y + outer.height;
 }
 

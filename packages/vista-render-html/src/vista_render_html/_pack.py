@@ -118,7 +118,7 @@ def packed_from_bytes(data: bytes) -> list[Any]:
     for plane in range(4):
         raw[plane::4] = planes[plane * size:(plane + 1) * size]
     values = array("i")
-    values.frombytes(bytes(raw))
+    values.frombytes(raw)
     if sys.byteorder == "big":
         values.byteswap()
     boxes: list[tuple[int, ...]] = []
