@@ -255,12 +255,16 @@ export async function graphvizRender(): Promise<(dot: string) => string> {
   };
 }
 
-/** The engine's layout of `state`, with item and header sizes made up from ids (no text measuring). */
-export function layWithFixedSizes(index: GraphIndex, state: ViewState, engine: LayoutEngine): LayoutResult {
+/**
+ * The engine's layout of `state`, with item and header sizes made up from ids (no text
+ * measuring); `grow` widens the items with an id of odd length, as text measured again does.
+ */
+export function layWithFixedSizes(index: GraphIndex, state: ViewState, engine: LayoutEngine, grow = 0): LayoutResult {
   const v = computeVisibleGraph(index, state);
+  const width = (id: string): number => 60 + id.length * 3 + (id.length % 2 === 1 ? grow : 0);
   const graph = buildLayoutGraph(
     v,
-    { item: (id) => ({ width: 60 + id.length * 3, height: v.items.get(id)?.type === "box" ? 54 : 26 }), header: () => ({ height: 40, minWidth: 120, control: 40 }) },
+    { item: (id) => ({ width: width(id), height: v.items.get(id)?.type === "box" ? 54 : 26 }), header: () => ({ height: 40, minWidth: 120, control: 40 }) },
     (id) => formatShapes(v.edges.find((x) => x.id === id)?.tensors ?? []),
   );
   return engine.layout(graph);

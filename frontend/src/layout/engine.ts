@@ -7,7 +7,8 @@
  *
  * One request goes through four steps: route (route.ts: each edge into local edges of the
  * containers it crosses), measure (here: each container's own layout, innermost first),
- * place and stitch (compose.ts: absolute positions, each edge's pieces joined).
+ * place and stitch (compose.ts: absolute positions, each edge's pieces joined). Routing and
+ * measuring redo only the containers the request changed since the last one (reuse.ts).
  */
 import { addArcs, arcEdges } from "./arcs";
 import { bundle, BUNDLE_MIN } from "./bundles";
@@ -15,12 +16,12 @@ import { place, stitch } from "./compose";
 import { labelWidth, localLabels } from "./labels";
 import { borderField, dotLabel, elementIndex, fieldCentre, fieldCount, leads, outcomes, toDot, type LocalEdge, type LocalElement } from "./dot";
 import { parseGraphvizJson, type GraphvizLayout } from "./graphviz";
-import { routeEdges } from "./route";
+import { KeptLayout } from "./reuse";
 import { segmentGraph } from "./segments";
 import { alignSegments, spineOf } from "./spines";
 import { straighten } from "./straight";
 import { shortened, stretched } from "./tall";
-import { buildTree, sizeOf, workOf, type LayoutTree, type Work } from "./tree";
+import { sizeOf, workOf, type LayoutTree, type Work } from "./tree";
 import type { LayoutGraph, LayoutResult } from "./types";
 
 /** Renders DOT text to Graphviz `json0` text (with y pointing down). */
@@ -31,13 +32,14 @@ export const CONTAINER_PADDING = 14;
 
 export class LayoutEngine {
   private readonly cache = new Map<string, GraphvizLayout>();
+  /** The tree and routes of the last request, so that the next one redoes only the containers it changes (reuse.ts). */
+  private readonly kept = new KeptLayout();
   /**
-   * Each container's local layout in the last request, and what it was made from: a click
-   * changes one module, so most containers come back unchanged and are not even written as DOT
-   * (which, with bundling and reading the cached layout back, cost about 40 µs per container).
+   * Each container's local layout, and what it was made from: a container measured again with
+   * the same inputs is not even written as DOT (which, with bundling and reading the cached
+   * layout back, cost about 40 µs per container).
    */
-  private previous = new Map<string, { readonly inputs: LocalInputs; readonly local: GraphvizLayout }>();
-  private current = new Map<string, { readonly inputs: LocalInputs; readonly local: GraphvizLayout }>();
+  private readonly measured = new Map<string, { readonly inputs: LocalInputs; readonly local: GraphvizLayout }>();
   private runs = 0;
   private hits = 0;
 
@@ -53,11 +55,9 @@ export class LayoutEngine {
     this.runs = 0;
     this.hits = 0;
     const { graph, segments } = segmentGraph(request);
-    const tree = buildTree(graph, segments);
-    const routes = routeEdges(tree, graph.edges);
-    this.current = new Map();
-    for (const id of innermostFirst(tree)) this.measure(tree, id);
-    this.previous = this.current;
+    const { tree, routes, measure, removed } = this.kept.update(graph, segments);
+    for (const id of removed) this.measured.delete(id);
+    for (const id of innermostFirst(tree, measure)) this.measure(tree, id);
     const { rects, origins } = place(tree);
     const edges = stitch(tree, routes, origins);
     for (const id of segments) delete rects[id];
@@ -93,7 +93,7 @@ export class LayoutEngine {
     const ofSegments = w.spec.members.some((m) => tree.segments.has(m));
     const spines = ofSegments ? w.spec.members.map((m) => tree.work.get(m)?.spine ?? 0) : [];
     const inputs: LocalInputs = { elements, edges, inPorts: w.inPorts.size, outPorts: w.outPorts.size, ends: endsKey(w), spines };
-    const before = this.previous.get(id);
+    const before = this.measured.get(id);
     let local: GraphvizLayout;
     if (before !== undefined && sameInputs(before.inputs, inputs)) {
       this.hits++;
@@ -108,7 +108,7 @@ export class LayoutEngine {
       local = bundled.expand(this.localLayout(elements, bundled.inPorts, bundled.outPorts, bundled.edges, ofSegments, ofSegments || tree.segments.has(id), bottom, top, id === tree.root));
       if (ofSegments) local = alignSegments(local, elements.map((e, i) => ({ width: e.width, height: e.height, spine: spines[i] as number })), edges.map(labelWidth));
     }
-    this.current.set(id, { inputs, local });
+    this.measured.set(id, { inputs, local });
     w.local = local;
     // The layout is centred in the block, moved right when an entry port lies under the
     // header's text and widened on the right when one lies under its controls: the edge to it
@@ -192,11 +192,11 @@ function sameInputs(a: LocalInputs, b: LocalInputs): boolean {
   return true;
 }
 
-/** Containers ordered deepest first, so each is measured after its open children. */
-function innermostFirst(tree: LayoutTree): string[] {
+/** Containers `ids` of `tree` ordered deepest first, so each is measured after its open children. */
+function innermostFirst(tree: LayoutTree, ids: ReadonlySet<string>): string[] {
   // Each depth from its parent's, walking up only to the nearest known one: linear in all.
   const depths = new Map<string, number>();
-  for (const id of tree.work.keys()) {
+  for (const id of ids) {
     const unknown: string[] = [];
     let at: string | undefined = id;
     while (at !== undefined && !depths.has(at)) {
@@ -206,7 +206,7 @@ function innermostFirst(tree: LayoutTree): string[] {
     let d = at === undefined ? 0 : (depths.get(at) as number);
     for (let k = unknown.length - 1; k >= 0; k--) depths.set(unknown[k] as string, ++d);
   }
-  return [...tree.work.keys()].sort((a, b) => (depths.get(b) ?? 0) - (depths.get(a) ?? 0));
+  return [...ids].sort((a, b) => (depths.get(b) ?? 0) - (depths.get(a) ?? 0));
 }
 
 /**

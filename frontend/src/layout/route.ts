@@ -71,36 +71,49 @@ function lowestCommon(up: readonly string[], down: readonly string[]): [number, 
   return a > 0 ? [a, b] : [-1, -1];
 }
 
-/** Routes of `edges` through `tree`, filling in each container's ports and local edges. */
-export function routeEdges(tree: LayoutTree, edges: readonly LayoutEdgeSpec[]): Route[] {
-  const routes: Route[] = [];
-  for (const e of edges) {
-    const up = ancestry(tree, e.source);
-    const down = ancestry(tree, e.target);
-    const [lcaIndex, lcaDown] = lowestCommon(up, down);
-    if (lcaIndex < 0) continue;
-    const lca = up[lcaIndex] as string;
-    const sourceChild = up[lcaIndex - 1] as string;
-    const targetChild = down[lcaDown - 1] as string;
-    // Where the edge crosses the lowest common container: from one of its elements to another.
-    const from = `${lca}\u0000${sourceChild}`;
-    const to = `${lca}\u0000${targetChild}`;
-    const pieces: Piece[] = [];
-    for (let i = 1; i < lcaIndex; i++) {
-      const c = up[i] as string;
-      pieces.push({ container: c, edge: localEdge(tree, c, element(tree, c, up[i - 1] as string), port(tree, c, "o", e.source, to), e.source, "") });
-    }
-    // One local edge per (source child, target child, source): edges of one value share it.
-    const lcaPiece: Piece = {
-      container: lca,
-      edge: localEdge(tree, lca, element(tree, lca, sourceChild), `${element(tree, lca, targetChild)}\u0000${e.source}`, e.source, e.label),
-    };
-    pieces.push(lcaPiece);
-    for (let i = lcaDown - 1; i >= 1; i--) {
-      const c = down[i] as string;
-      pieces.push({ container: c, edge: localEdge(tree, c, port(tree, c, "i", e.source, from), element(tree, c, down[i - 1] as string), e.source, "") });
-    }
-    routes.push({ id: e.id, pieces, labelPiece: e.label === "" ? null : lcaPiece });
+/** Where edge `e` runs: the ancestries of its ends and their lowest common container; null when they do not meet. */
+function pathOf(tree: LayoutTree, e: LayoutEdgeSpec): { up: string[]; down: string[]; lcaIndex: number; lcaDown: number } | null {
+  const up = ancestry(tree, e.source);
+  const down = ancestry(tree, e.target);
+  const [lcaIndex, lcaDown] = lowestCommon(up, down);
+  return lcaIndex < 0 ? null : { up, down, lcaIndex, lcaDown };
+}
+
+/** The containers edge `e` has a piece in, as routeEdge would route it, without routing it. */
+export function containersOf(tree: LayoutTree, e: LayoutEdgeSpec): string[] {
+  const path = pathOf(tree, e);
+  if (path === null) return [];
+  return [...path.up.slice(1, path.lcaIndex + 1), ...path.down.slice(1, path.lcaDown)];
+}
+
+/**
+ * The route of edge `e`, filling in the ports and local edges it needs; null when its ends do
+ * not meet. Routing an edge again in a container that has it already changes nothing there.
+ */
+export function routeEdge(tree: LayoutTree, e: LayoutEdgeSpec): Route | null {
+  const path = pathOf(tree, e);
+  if (path === null) return null;
+  const { up, down, lcaIndex, lcaDown } = path;
+  const lca = up[lcaIndex] as string;
+  const sourceChild = up[lcaIndex - 1] as string;
+  const targetChild = down[lcaDown - 1] as string;
+  // Where the edge crosses the lowest common container: from one of its elements to another.
+  const from = `${lca}\u0000${sourceChild}`;
+  const to = `${lca}\u0000${targetChild}`;
+  const pieces: Piece[] = [];
+  for (let i = 1; i < lcaIndex; i++) {
+    const c = up[i] as string;
+    pieces.push({ container: c, edge: localEdge(tree, c, element(tree, c, up[i - 1] as string), port(tree, c, "o", e.source, to), e.source, "") });
   }
-  return routes;
+  // One local edge per (source child, target child, source): edges of one value share it.
+  const lcaPiece: Piece = {
+    container: lca,
+    edge: localEdge(tree, lca, element(tree, lca, sourceChild), `${element(tree, lca, targetChild)}\u0000${e.source}`, e.source, e.label),
+  };
+  pieces.push(lcaPiece);
+  for (let i = lcaDown - 1; i >= 1; i--) {
+    const c = down[i] as string;
+    pieces.push({ container: c, edge: localEdge(tree, c, port(tree, c, "i", e.source, from), element(tree, c, down[i - 1] as string), e.source, "") });
+  }
+  return { id: e.id, pieces, labelPiece: e.label === "" ? null : lcaPiece };
 }

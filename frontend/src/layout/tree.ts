@@ -1,10 +1,11 @@
 /**
  * The containers of one layout request as the engine works on them: each open module's
  * members, the ports and local edges routing gives it, and the local layout, size and inset
- * measuring gives it. Shared by route.ts, engine.ts (measure) and compose.ts (place, stitch).
+ * measuring gives it. Shared by route.ts, reuse.ts (kept between requests), engine.ts (measure)
+ * and compose.ts (place, stitch).
  */
 import type { GraphvizLayout } from "./graphviz";
-import type { LayoutContainerSpec, LayoutGraph } from "./types";
+import type { LayoutContainerSpec } from "./types";
 
 /** A local edge of one container's own layout. */
 export interface LocalWorkEdge {
@@ -54,29 +55,22 @@ export interface LayoutTree {
 /** Size of an element the view did not size (never expected; keeps the layout going). */
 export const FALLBACK_SIZE: Size = { width: 40, height: 24 };
 
-export function buildTree(graph: LayoutGraph, segments: ReadonlySet<string>): LayoutTree {
-  const sizes = new Map<string, Size>();
-  for (const item of graph.items) sizes.set(item.id, { width: item.width, height: item.height });
-  const parentOf = new Map<string, string>();
-  const work = new Map<string, Work>();
-  for (const c of graph.containers) {
-    work.set(c.id, {
-      spec: c,
-      elementIndex: new Map(c.members.map((m, i) => [m, i])),
-      inPorts: new Map(),
-      outPorts: new Map(),
-      edges: [],
-      edgeIndex: new Map(),
-      portEnds: new Map(),
-      local: null,
-      width: 0,
-      height: 0,
-      inset: 0,
-      spine: 0,
-    });
-    for (const m of c.members) parentOf.set(m, c.id);
-  }
-  return { root: graph.root, work, parentOf, sizes, segments };
+/** A container's work before routing and measuring. */
+export function newWork(spec: LayoutContainerSpec): Work {
+  return {
+    spec,
+    elementIndex: new Map(spec.members.map((m, i) => [m, i])),
+    inPorts: new Map(),
+    outPorts: new Map(),
+    edges: [],
+    edgeIndex: new Map(),
+    portEnds: new Map(),
+    local: null,
+    width: 0,
+    height: 0,
+    inset: 0,
+    spine: 0,
+  };
 }
 
 /** `id` and the containers around it, innermost first. */
