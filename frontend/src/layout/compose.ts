@@ -5,7 +5,8 @@
 import type { GraphvizLayout } from "./graphviz";
 import type { Route, Piece } from "./route";
 import { sizeOf, workOf, type LayoutTree } from "./tree";
-import type { EdgeRoute, Point, Rect } from "./types";
+import type { PackedEdges } from "./packed";
+import type { Point, Rect } from "./types";
 
 export interface Placement {
   /** Top-left rectangles of every item and container. */
@@ -60,65 +61,100 @@ function elementCentres(local: GraphvizLayout, n: number): readonly (Point | und
   return centres;
 }
 
-function pieceInfo(tree: LayoutTree, origins: ReadonlyMap<string, Point>, p: Piece): { points: Point[]; label: Point | null } {
-  const o = origins.get(p.container) ?? { x: 0, y: 0 };
-  const e = workOf(tree, p.container).local?.edges[p.edge];
-  if (e === undefined) return { points: [], label: null };
-  return {
-    points: e.points.map((q) => ({ x: q.x + o.x, y: q.y + o.y })),
-    label: e.label === null ? null : { x: e.label.x + o.x, y: e.label.y + o.y },
-  };
-}
-
 /**
  * Each route's pieces joined into one Bézier chain, a straight vertical run between the end of
- * one piece and the start of the next; a label shared by several routes is drawn once.
+ * one piece and the start of the next; a label shared by several routes is drawn once. Written
+ * straight into the packed form the page receives (packed.ts): at 50,000 nodes an object per
+ * point was most of the cost, in allocation and garbage collection.
  */
-export function stitch(tree: LayoutTree, routes: readonly Route[], origins: ReadonlyMap<string, Point>): EdgeRoute[] {
+export function stitch(tree: LayoutTree, routes: readonly Route[], origins: ReadonlyMap<string, Point>): PackedEdges {
+  const n = routes.length;
+  const pointCounts = new Uint32Array(n);
+  let total = 0;
+  routes.forEach((r, i) => {
+    let count = 0;
+    for (const piece of r.pieces) {
+      const length = localEdge(tree, piece)?.points.length ?? 0;
+      if (length > 0) count += count === 0 ? length : length + 2;
+    }
+    pointCounts[i] = count;
+    total += count;
+  });
+  const xy = new Float64Array(2 * total);
+  const labels = new Float64Array(2 * n);
+  const labelTextLengths = new Int32Array(n);
+  const edgeIdLengths = new Uint32Array(n);
+  const ids: string[] = [];
+  const texts: string[] = [];
   const labelsDrawn = new Set<string>();
-  return routes.map((r) => {
-    const points: Point[] = [];
+  let at = 0;
+  routes.forEach((r, i) => {
+    ids.push(r.id);
+    edgeIdLengths[i] = r.id.length;
+    const begin = at;
     let previous: Piece | null = null;
     for (const piece of r.pieces) {
-      const next = pieceInfo(tree, origins, piece).points;
-      if (next.length === 0) continue;
-      const last = points[points.length - 1];
-      const first = next[0] as Point;
-      if (last === undefined || previous === null) {
-        points.push(...next);
+      const points = localEdge(tree, piece)?.points ?? [];
+      if (points.length === 0) continue;
+      const o = origins.get(piece.container) ?? ORIGIN;
+      if (previous === null) {
+        for (const q of points) {
+          xy[at++] = q.x + o.x;
+          xy[at++] = q.y + o.y;
+        }
         previous = piece;
         continue;
       }
+      const lastX = xy[at - 2] as number;
+      const first = points[0] as Point;
+      const firstX = first.x + o.x;
+      const firstY = first.y + o.y;
+      let startX = firstX;
+      let secondX = points.length > 1 ? (points[1] as Point).x + o.x : 0;
       // An outer piece meets a module's border at the field nearest to the inner piece's port
       // (dot.ts), up to half a field beside it: its end (or start) and the control point next
       // to it move over the port, so the route crosses the border and the header straight.
       if (tree.parentOf.get(previous.container) === piece.container) {
-        for (const k of [0, 1]) {
-          const p = next[k] as Point;
-          next[k] = { x: p.x + last.x - first.x, y: p.y };
-        }
+        startX = firstX + lastX - firstX;
+        secondX = secondX + lastX - firstX;
       } else {
-        for (const k of [points.length - 2, points.length - 1]) {
-          const p = points[k] as Point;
-          points[k] = { x: p.x + first.x - last.x, y: p.y };
-        }
+        if (at - 4 >= begin) xy[at - 4] = (xy[at - 4] as number) + firstX - lastX;
+        xy[at - 2] = lastX + firstX - lastX;
       }
-      const end = points[points.length - 1] as Point;
-      const start = next[0] as Point;
-      const dy = (start.y - end.y) / 3;
-      points.push({ x: end.x, y: end.y + dy }, { x: start.x, y: start.y - dy }, start, ...next.slice(1));
+      const endX = xy[at - 2] as number;
+      const endY = xy[at - 1] as number;
+      const dy = (firstY - endY) / 3;
+      xy[at++] = endX;
+      xy[at++] = endY + dy;
+      xy[at++] = startX;
+      xy[at++] = firstY - dy;
+      xy[at++] = startX;
+      xy[at++] = firstY;
+      for (let k = 1; k < points.length; k++) {
+        const q = points[k] as Point;
+        xy[at++] = k === 1 ? secondX : q.x + o.x;
+        xy[at++] = q.y + o.y;
+      }
       previous = piece;
     }
-    let label: EdgeRoute["label"] = null;
-    if (r.labelPiece !== null) {
-      const key = `${r.labelPiece.container}#${r.labelPiece.edge}`;
-      const info = pieceInfo(tree, origins, r.labelPiece);
-      const text = workOf(tree, r.labelPiece.container).edges[r.labelPiece.edge]?.labels.join(", ") ?? "";
-      if (info.label !== null && !labelsDrawn.has(key)) {
-        labelsDrawn.add(key);
-        label = { x: info.label.x, y: info.label.y, text };
-      }
-    }
-    return { id: r.id, points, label };
+    labelTextLengths[i] = -1;
+    const drawnIn = r.labelPiece;
+    if (drawnIn === null) return;
+    const key = `${drawnIn.container}#${drawnIn.edge}`;
+    const label = localEdge(tree, drawnIn)?.label ?? null;
+    if (label === null || labelsDrawn.has(key)) return;
+    labelsDrawn.add(key);
+    const o = origins.get(drawnIn.container) ?? ORIGIN;
+    const text = workOf(tree, drawnIn.container).edges[drawnIn.edge]?.labels.join(", ") ?? "";
+    labels[2 * i] = label.x + o.x;
+    labels[2 * i + 1] = label.y + o.y;
+    texts.push(text);
+    labelTextLengths[i] = text.length;
   });
+  return { edgeIds: ids.join(""), edgeIdLengths, pointCounts, points: xy, labels, labelTexts: texts.join(""), labelTextLengths };
+}
+
+/** The local edge of piece `p` in its container's own layout. */
+function localEdge(tree: LayoutTree, p: Piece): GraphvizLayout["edges"][number] | undefined {
+  return workOf(tree, p.container).local?.edges[p.edge];
 }

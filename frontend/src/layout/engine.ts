@@ -16,6 +16,7 @@ import { place, stitch } from "./compose";
 import { labelWidth, localLabels } from "./labels";
 import { borderField, dotLabel, elementIndex, fieldCentre, fieldCount, leads, outcomes, toDot, type LocalEdge, type LocalElement } from "./dot";
 import { parseGraphvizJson, type GraphvizLayout } from "./graphviz";
+import { packParts, packRects, unpackResult, type PackedResult } from "./packed";
 import { KeptLayout } from "./reuse";
 import { segmentGraph } from "./segments";
 import { alignSegments, spineOf } from "./spines";
@@ -51,6 +52,11 @@ export class LayoutEngine {
   }
 
   layout(request: LayoutGraph): LayoutResult {
+    return unpackResult(this.layoutPacked(request).packed);
+  }
+
+  /** The layout of `request` packed for the trip to the page (packed.ts), and the buffers to transfer with it. */
+  layoutPacked(request: LayoutGraph): { packed: PackedResult; transfer: ArrayBuffer[] } {
     const started = now();
     this.runs = 0;
     this.hits = 0;
@@ -62,13 +68,10 @@ export class LayoutEngine {
     const edges = stitch(tree, routes, origins);
     for (const id of segments) delete rects[id];
     const rootRect = rects[graph.root] ?? { x: 0, y: 0, width: 0, height: 0 };
-    return {
-      width: rootRect.width,
-      height: rootRect.height,
-      rects,
-      edges,
-      stats: { graphvizRuns: this.runs, cacheHits: this.hits, milliseconds: now() - started },
-    };
+    const stats = { graphvizRuns: this.runs, cacheHits: this.hits, milliseconds: 0 };
+    const rectsPacked = packRects(rects);
+    stats.milliseconds = now() - started;
+    return packParts({ width: rootRect.width, height: rootRect.height, stats }, rectsPacked, edges);
   }
 
   /** Lays out container `id` on its own (its open children are measured already) and sizes its block. */

@@ -29,31 +29,51 @@ export interface PackedResult {
   readonly labelTextLengths: Int32Array;
 }
 
+/** The rectangles' part of a packed result. */
+export type PackedRects = Pick<PackedResult, "rectIds" | "rectIdLengths" | "rects">;
+/** The routes' part of a packed result. */
+export type PackedEdges = Pick<PackedResult, "edgeIds" | "edgeIdLengths" | "pointCounts" | "points" | "labels" | "labelTexts" | "labelTextLengths">;
+
 /** The result packed, and the buffers to transfer with it. */
 export function packResult(result: LayoutResult): { packed: PackedResult; transfer: ArrayBuffer[] } {
-  const rectKeys = Object.keys(result.rects);
+  return packParts(result, packRects(result.rects), packEdges(result.edges));
+}
+
+/** A packed result of its parts, and the buffers to transfer with it. */
+export function packParts(size: Pick<LayoutResult, "width" | "height" | "stats">, rects: PackedRects, edges: PackedEdges): { packed: PackedResult; transfer: ArrayBuffer[] } {
+  const packed: PackedResult = { width: size.width, height: size.height, stats: size.stats, ...rects, ...edges };
+  const transfer = [packed.rectIdLengths, packed.rects, packed.edgeIdLengths, packed.pointCounts, packed.points, packed.labels, packed.labelTextLengths].map((a) => a.buffer as ArrayBuffer);
+  return { packed, transfer };
+}
+
+export function packRects(result: Readonly<Record<string, Rect>>): PackedRects {
+  const rectKeys = Object.keys(result);
   const rects = new Float64Array(4 * rectKeys.length);
   const rectIdLengths = new Uint32Array(rectKeys.length);
   rectKeys.forEach((id, i) => {
-    const r = result.rects[id] as Rect;
+    const r = result[id] as Rect;
     rects[4 * i] = r.x;
     rects[4 * i + 1] = r.y;
     rects[4 * i + 2] = r.width;
     rects[4 * i + 3] = r.height;
     rectIdLengths[i] = id.length;
   });
-  const n = result.edges.length;
+  return { rectIds: rectKeys.join(""), rectIdLengths, rects };
+}
+
+function packEdges(edges: readonly EdgeRoute[]): PackedEdges {
+  const n = edges.length;
   const edgeIdLengths = new Uint32Array(n);
   const pointCounts = new Uint32Array(n);
   const labels = new Float64Array(2 * n);
   const labelTextLengths = new Int32Array(n);
   let total = 0;
-  for (const e of result.edges) total += e.points.length;
+  for (const e of edges) total += e.points.length;
   const points = new Float64Array(2 * total);
   const edgeIds: string[] = [];
   const texts: string[] = [];
   let at = 0;
-  result.edges.forEach((e, i) => {
+  edges.forEach((e, i) => {
     edgeIds.push(e.id);
     edgeIdLengths[i] = e.id.length;
     pointCounts[i] = e.points.length;
@@ -69,23 +89,7 @@ export function packResult(result: LayoutResult): { packed: PackedResult; transf
       labelTextLengths[i] = e.label.text.length;
     }
   });
-  const packed: PackedResult = {
-    width: result.width,
-    height: result.height,
-    stats: result.stats,
-    rectIds: rectKeys.join(""),
-    rectIdLengths,
-    rects,
-    edgeIds: edgeIds.join(""),
-    edgeIdLengths,
-    pointCounts,
-    points,
-    labels,
-    labelTexts: texts.join(""),
-    labelTextLengths,
-  };
-  const transfer = [rectIdLengths, rects, edgeIdLengths, pointCounts, points, labels, labelTextLengths].map((a) => a.buffer as ArrayBuffer);
-  return { packed, transfer };
+  return { edgeIds: edgeIds.join(""), edgeIdLengths, pointCounts, points, labels, labelTexts: texts.join(""), labelTextLengths };
 }
 
 /** The result `packResult` packed. */

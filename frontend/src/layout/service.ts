@@ -7,7 +7,6 @@
 import { instance } from "@viz-js/viz";
 import { dotLabel, toDot } from "./dot";
 import { LayoutEngine } from "./engine";
-import { packResult } from "./packed";
 import { compileGraphviz } from "./wasm";
 import { provideWasm } from "./wasm-provider";
 import type { FromWorker, ToWorker } from "./types";
@@ -100,7 +99,7 @@ export function createLayoutService(post: Post, options: ServiceOptions): (messa
     queue = queue
       .then(() => engine)
       .then((e) => {
-        const { packed, transfer } = packResult(e.layout(message.graph));
+        const { packed, transfer } = e.layoutPacked(message.graph);
         post({ type: "result", requestId: message.requestId, result: packed }, transfer);
       })
       .catch((error: unknown) => {
