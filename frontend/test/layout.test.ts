@@ -612,6 +612,52 @@ describe("the model's outputs", () => {
     expect(outcomes(elements, edges, 1)).toEqual([]);
     expect(toDot({ elements, inPorts: 0, outPorts: 0, edges, bottom: [2] })).toContain("{rank=sink;e2}");
   });
+
+  it("leave out the dead end of a small part of its own, an input read only by a check", () => {
+    // e0 -> open e1 -> e2, the model; e3 -> e4 -> e5, BERT's attention_mask, `to` and `all`.
+    const closed = { width: 1, height: 1 };
+    const elements = [closed, { width: 1, height: 1, open: true }, closed, closed, closed, closed];
+    const edge = (from: string, to: string) => ({ from, to, label: "" });
+    const edges = [edge("e0", "e1"), edge("e1", "e2"), edge("e3", "e4"), edge("e4", "e5")];
+    expect(outcomes(elements, edges, 0)).toEqual([2]);
+    // With nothing open the largest part is the model's: its dead ends are its outputs.
+    const shut = elements.map(() => closed);
+    expect(outcomes(shut, [edge("e0", "e1"), edge("e1", "e2"), edge("e1", "e3"), edge("e4", "e5")], 0)).toEqual([2, 3]);
+  });
+
+  it("put an input read only by a check beside the model's first input, not by its outputs", () => {
+    const item = (id: string) => ({ id, width: 80, height: 30 });
+    const edge = (source: string, target: string) => ({ id: `${source}-${target}`, source, target, label: "1x4" });
+    const body = Array.from({ length: 10 }, (_, k) => `b${k}`);
+    const graph = {
+      root: "r",
+      items: ["ids", "mask", "to", "all", "out", ...body].map(item),
+      containers: [
+        { id: "r", parent: null, members: ["ids", "mask", "enc", "to", "all", "out"], header: 36, minWidth: 0, control: 0 },
+        { id: "enc", parent: "r", members: body, header: 36, minWidth: 0, control: 0 },
+      ],
+      edges: [edge("ids", "b0"), ...body.slice(1).map((b, k) => edge(body[k] as string, b)), edge("b9", "out"),
+        edge("mask", "to"), edge("to", "all")],
+    };
+    const r = new LayoutEngine(render).layout(graph);
+    const [ids, mask, all, encoder] = [r.rects.ids as Rect, r.rects.mask as Rect, r.rects.all as Rect, r.rects.enc as Rect];
+    // One row with the model's input, above the encoder: attention_mask → to → all.
+    expect(mask.y).toBe(ids.y);
+    expect(all.y).toBe(ids.y);
+    expect(all.y + all.height).toBeLessThanOrEqual(encoder.y);
+  });
+
+  it("put only the leads of a larger part of their own on the top rank", () => {
+    const closed = { width: 10, height: 10 };
+    const edge = (from: string, to: string) => ({ from, to, label: "" });
+    // e0 -> open e1 -> e2, the model; e3 -> e4 -> e5 -> e6 -> e7 a part of its own.
+    const elements = [closed, { width: 10, height: 10, open: true }, ...Array.from({ length: 6 }, () => closed)];
+    const edges = [edge("e0", "e1"), edge("e1", "e2"), edge("e3", "e4"), edge("e4", "e5"), edge("e5", "e6"), edge("e6", "e7")];
+    const graph = { elements, inPorts: 0, outPorts: 0, edges, bottom: [2], leads: [0, 3] };
+    expect(toDot(graph)).toContain("{rank=min;e3}");
+    const short = { ...graph, edges: edges.slice(0, 4) };
+    expect(toDot(short)).toContain("{rank=min;e3;e4;e5}");
+  });
 });
 
 describe("the model's inputs and an encoder-decoder", () => {

@@ -263,3 +263,51 @@ WIGGLES = {"t5": 11, "whisper": 10, "llama_4": 0}
 def test_straight_chains_do_not_wiggle(documents: Documents, open_viewer: OpenPage, name: str) -> None:
     g = _fully_open(documents, open_viewer, name)
     assert len(wiggles(g)) <= WIGGLES[name], wiggles(g)
+
+
+# Each drawn node's and open module's box (graph coordinates) by the document id it stands for.
+BOXES = """svg => {
+  const vp = svg.querySelector('.vista-viewport');
+  const out = {};
+  for (const g of svg.querySelectorAll('g.vista-node, g.vista-module[data-state=expanded]')) {
+    const el = g.querySelector('path, rect.vista-module-frame'), b = el.getBBox();
+    const m = vp.getScreenCTM().inverse().multiply(el.getScreenCTM());
+    const p = new DOMPoint(b.x, b.y).matrixTransform(m);
+    out[g.dataset.id] = {x: p.x, y: p.y, w: b.width, h: b.height};
+  }
+  return out;
+}"""
+
+
+@pytest.mark.parametrize("action", ["open-modules", "expand-all"])
+def test_an_input_read_only_by_a_check_stands_with_the_inputs(documents: Documents, open_viewer: OpenPage,
+                                                             action: str) -> None:
+    # BERT's attention_mask of ones feeds only `to` and `all` (transformers' test whether it can
+    # be dropped): ranked with `all` on the root's bottom rank, it stood halfway down beside the
+    # encoder, its edge running down to the outputs.
+    doc = documents("bert")
+    viewer = open_viewer(doc)
+    before = viewer.page.evaluate("() => performance.getEntriesByName('vista:drawn').length")
+    viewer.click_action(action)
+    viewer.page.wait_for_function(f"() => performance.getEntriesByName('vista:drawn').length > {before}",
+                                  timeout=120_000)
+    page = viewer.page.context.new_page()
+    page.set_content(viewer.evaluate_handle("h => h.exportSVG()").split("?>", 1)[1])
+    boxes = page.eval_on_selector("svg", BOXES)
+    page.close()
+    inputs = {n["label"]: n["id"] for n in doc["nodes"] if n["kind"] == "input"}
+    ids, mask = boxes[inputs["input_ids"]], boxes[inputs["attention_mask"]]
+    assert abs(mask["y"] - ids["y"]) < 1, f"attention_mask at y={mask['y']:.0f}, input_ids at y={ids['y']:.0f}"
+    # What it feeds stands with it, above the first module, not down beside the encoder.
+    embeddings = boxes[next(m["id"] for m in doc["modules"] if m["path"] == "embeddings")]
+    reached, todo = set(), [inputs["attention_mask"]]
+    while todo:
+        for e in doc["edges"]:
+            if e["source"] == todo[-1] and e["target"] not in reached:
+                reached.add(e["target"])
+                todo.append(e["target"])
+                break
+        else:
+            todo.pop()
+    assert reached
+    assert {r: round(boxes[r]["y"]) for r in reached if boxes[r]["y"] >= embeddings["y"]} == {}

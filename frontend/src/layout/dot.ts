@@ -149,6 +149,7 @@ export function toDot(graph: LocalGraph, without: ReadonlySet<number> = new Set(
     lines.push(`{rank=sink;${names.join(";")}}`);
   } else if (graph.bottom !== undefined && graph.bottom.length > 0) {
     lines.push(`{rank=sink;${graph.bottom.map((i) => `e${i}`).join(";")}}`);
+    lines.push(...sideRows(graph, graph.bottom));
   }
   // Graphviz lists edges by tail node, not in declaration order: `comment` carries the index.
   // Edges leave an open module from its bottom and enter it from its top, where its contents
@@ -225,12 +226,74 @@ function drifts(graph: LocalGraph, e: LocalEdge): boolean {
 
 /**
  * The closed elements that some edge reaches and none leaves (in the root: the model's outputs),
- * when the layout has no exit ports. Graphviz ranks each right below its producer, where it
+ * when the layout has no exit ports, in a weakly connected part that holds an open element (the
+ * largest part when none is open). Graphviz ranks each right below its producer, where it
  * stands beside the next tall element (T5's encoder output beside the whole decoder) and widens
  * the layout by its width for that element's height; on the bottom rank it widens only that rank.
  */
 export function outcomes(elements: readonly LocalElement[], edges: readonly LocalEdge[], outPorts: number): number[] {
-  return outPorts > 0 ? [] : closedEnds(elements, edges, "sinks");
+  if (outPorts > 0) return [];
+  const part = components(elements.length, edges);
+  const size = new Map<number, number>();
+  const holdsOpen = new Set<number>();
+  part.forEach((c, i) => {
+    size.set(c, (size.get(c) ?? 0) + 1);
+    if (elements[i]?.open === true) holdsOpen.add(c);
+  });
+  const largest = Math.max(0, ...size.values());
+  // The dead end of a part without the open modules (BERT's attention_mask, read only by
+  // transformers' test whether it is all ones) stays with its part at the top: on the bottom rank
+  // it pulled that part down beside the encoder, its input halfway down the model.
+  const main = (c: number): boolean => (holdsOpen.size > 0 ? holdsOpen.has(c) : size.get(c) === largest);
+  return closedEnds(elements, edges, "sinks").filter((i) => main(part[i] as number));
+}
+
+/** A part of a graph with no outcome (see outcomes) of at most this many elements is drawn as one row. */
+export const SIDE_ROW = 4;
+
+/**
+ * Where the parts of `graph` with no element on the `bottom` rank go. Graphviz joins such a part
+ * to the bottom rank only by edges of its own of weight 0 (from each dead end), which left it
+ * anywhere down the model, its ranks as tall as the modules beside them: BERT's attention_mask
+ * stood halfway down beside the encoder, `to` and `all` below it. A small part is one row on the
+ * top rank, beside the model's inputs (attention_mask → to → all); a larger one has its leads there.
+ */
+function sideRows(graph: LocalGraph, bottom: readonly number[]): string[] {
+  const part = components(graph.elements.length, graph.edges);
+  const ending = new Set(bottom.map((i) => part[i]));
+  const members = new Map<number, Set<number>>();
+  for (const e of graph.edges) {
+    for (const i of [elementIndex(e.from), elementIndex(e.to)]) {
+      const c = part[i];
+      if (c === undefined || ending.has(c)) continue;
+      members.set(c, (members.get(c) ?? new Set()).add(i));
+    }
+  }
+  const leads = new Set(graph.leads ?? []);
+  const row = (list: readonly number[]): boolean => list.length <= SIDE_ROW && list.every((i) => graph.elements[i]?.open !== true);
+  const top = [...members.values()].flatMap((set) => {
+    const list = [...set];
+    return row(list) ? list : list.filter((i) => leads.has(i));
+  });
+  return top.length === 0 ? [] : [`{rank=min;${top.sort((a, b) => a - b).map((i) => `e${i}`).join(";")}}`];
+}
+
+/** Each element's weakly connected part (the smallest element index in it); ports join nothing. */
+function components(count: number, edges: readonly LocalEdge[]): number[] {
+  const parent = Array.from({ length: count }, (_, i) => i);
+  const find = (i: number): number => {
+    let r = i;
+    while (parent[r] !== r) r = parent[r] as number;
+    while (parent[i] !== r) [parent[i], i] = [r, parent[i] as number];
+    return r;
+  };
+  for (const e of edges) {
+    const [a, b] = [elementIndex(e.from), elementIndex(e.to)];
+    if (a < 0 || b < 0 || a >= count || b >= count) continue;
+    const [ra, rb] = [find(a), find(b)];
+    if (ra !== rb) parent[Math.max(ra, rb)] = Math.min(ra, rb);
+  }
+  return parent.map((_, i) => find(i));
 }
 
 /**
