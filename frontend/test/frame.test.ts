@@ -20,6 +20,24 @@ describe("topFrame", () => {
     expect(f.x + 1000 * f.k).toBeGreaterThanOrEqual(0);
   });
 
+  it("shows the titles of the open modules it cuts at the left edge, as many as keep the anchor in view", () => {
+    const graph = { width: 3000, height: 3000 };
+    const input = box(1500, 30);
+    const leaves = [input, box(1500, 300)];
+    const root = { x: 0, y: 0, width: 3000, height: 3000 };
+    const encoder = { x: 1000, y: 100, width: 900, height: 2000 };
+    const block = { x: 1020, y: 400, width: 800, height: 1000 };
+    const f = topFrame(leaves, input, graph, view, 1, [root, encoder, block]);
+    const x = (r: { x: number }) => f.x + f.k * r.x;
+    expect(x(encoder)).toBeGreaterThanOrEqual(0); // its title is in view, and so the block's
+    expect(x(block)).toBeGreaterThanOrEqual(0);
+    expect(x(root)).toBeLessThan(0); // showing the root's would push the input out
+    expect(x(input) + input.width * f.k).toBeLessThanOrEqual(view.width);
+    // Without the modules the view centres on what is drawn there and cuts the encoder's title.
+    const plain = topFrame(leaves, input, graph, view, 1);
+    expect(plain.x + 1000).toBeLessThan(0);
+  });
+
   it("centres a graph narrower than the view", () => {
     const f = topFrame([box(0, 0)], null, { width: 400, height: 5000 }, view, 1);
     expect(f.x).toBeCloseTo(300);

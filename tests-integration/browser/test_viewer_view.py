@@ -77,6 +77,46 @@ def test_expand_all_and_depth_frame_drawn_nodes(name: str, documents: Documents,
     _assert_holds_drawn_nodes(viewer, "Collapse all")
 
 
+# Every open module's frame and the first input's box, in screen pixels.
+FRAMES = """(root, input) => {
+  const box = e => {
+    const r = e.getBoundingClientRect();
+    return {left: r.left, top: r.top, right: r.right, bottom: r.bottom};
+  };
+  const svg = root.querySelector('svg.vista-graph');
+  const modules = [...root.querySelectorAll('g.vista-module[data-state=expanded]')].map(
+    g => ({id: g.dataset.id, ...box(g.querySelector('rect.vista-module-frame'))}));
+  const first = root.querySelector(`g.vista-node[data-id="${input}"] path, g.vista-node[data-id="${input}"] rect`);
+  return {svg: box(svg), modules, input: box(first)};
+}"""
+
+
+@pytest.mark.parametrize("action", ["open-modules", "expand-all"])
+@pytest.mark.parametrize("name", ["t5_deep", "whisper"])
+def test_the_top_of_an_open_graph_shows_the_titles_the_view_can_hold(name: str, action: str, documents: Documents,
+                                                                    open_viewer: OpenPage) -> None:
+    # Framed around the first input, T5's encoder showed "ck · 28.1K params" of its title at the
+    # left edge and Whisper's "der": the user could not tell which module they were in.
+    doc = documents(name)
+    viewer = open_viewer(doc)
+    _act(viewer, lambda: viewer.click_action(action))
+    first_input = next(n["id"] for n in doc["nodes"] if n["kind"] == "input")
+    got = viewer.page.evaluate(f"([root, input]) => ({FRAMES})(root, input)",
+                               [viewer.page.query_selector(viewer.root), first_input])
+    svg, first = got["svg"], got["input"]
+    assert svg["left"] <= first["left"] and first["right"] <= svg["right"], "the first input is in view"
+    cut = []
+    for m in got["modules"]:
+        header_in_view = svg["top"] <= m["top"] and m["top"] + 40 <= svg["bottom"]
+        if not header_in_view or not (m["left"] < svg["left"] - 1 < m["right"]):
+            continue
+        # The view could have shown this title (moved right until the frame's left edge is in
+        # view, with a margin) and still held the first input.
+        if first["right"] + (svg["left"] - m["left"]) + 24 <= svg["right"]:
+            cut.append(m["id"])
+    assert cut == [], f"open modules whose title is cut at the left edge though the view could hold it: {cut}"
+
+
 def test_the_top_of_a_fully_open_graph_shows_its_first_input(documents: Documents, open_viewer: OpenPage) -> None:
     doc = documents("t5_deep")
     viewer = open_viewer(doc)

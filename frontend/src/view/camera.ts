@@ -140,17 +140,17 @@ export class Camera {
 
   /**
    * The whole graph when it fits at a readable scale; otherwise its top at a readable scale,
-   * around `anchor` (where the graph starts) and the drawn items `leaves` near it (see
-   * topFrame). Fit shows all of it.
+   * around `anchor` (where the graph starts) and the drawn items `leaves` near it, with the
+   * titles of the open modules `modules` it would cut (see topFrame). Fit shows all of it.
    */
-  overview(leaves: readonly Rect[], anchor: Rect | null): void {
+  overview(leaves: readonly Rect[], anchor: Rect | null, modules: readonly Rect[] = []): void {
     if (this.fitScale() >= READABLE_SCALE) {
       this.fit();
       return;
     }
     const { width } = this.viewSize();
     const k = Math.max(READABLE_SCALE, Math.min(1, (0.94 * width) / this.graph.width));
-    this.apply(topFrame(leaves, anchor, this.graph, this.viewSize(), k));
+    this.apply(topFrame(leaves, anchor, this.graph, this.viewSize(), k, modules));
   }
 
   /**

@@ -4,6 +4,7 @@
  * itself always holds drawn nodes and never starts in the empty part of a wide graph.
  */
 import type { Rect } from "../layout/types";
+import { HEADER_HEIGHT } from "./looks";
 
 /** A zoom transform: screen = k * graph + (x, y). */
 export interface Frame {
@@ -46,9 +47,12 @@ export function topmost(rects: readonly Rect[]): Rect | null {
  * The top of the graph at zoom `k`: `anchor` (where the graph starts, e.g. its first input;
  * else its topmost drawn item) in the upper part of the view, the graph's top edge with it when
  * that fits, and sideways as much of the drawn items around it as the view holds, so that none
- * of them is cut at the left edge while another would fit.
+ * of them is cut at the left edge while another would fit; then right far enough to show the
+ * titles of the open modules (`modules`) whose headers it cuts at the left edge, as many as keep
+ * the anchor in view.
  */
-export function topFrame(leaves: readonly Rect[], anchor: Rect | null, graph: Size, view: Size, k: number): Frame {
+export function topFrame(leaves: readonly Rect[], anchor: Rect | null, graph: Size, view: Size, k: number,
+  modules: readonly Rect[] = []): Frame {
   const vw = view.width / k;
   const vh = view.height / k;
   const m = (MARGIN * Math.min(view.width, view.height)) / k;
@@ -72,7 +76,13 @@ export function topFrame(leaves: readonly Rect[], anchor: Rect | null, graph: Si
       if (hi - lo <= vw - 2 * m) left = (lo + hi) / 2 - vw / 2;
       else if (lo < left + m) left = Math.max(lo - m, a.x + a.width + m - vw);
     }
-    left = Math.max(-m, Math.min(graph.width + m - vw, left));
+    // A title says which module the view is in: cut, T5's encoder read "ck · 28.1K params".
+    let shown = left;
+    for (const r of modules) {
+      const cut = r.x < left + m && r.x + r.width > left + m && r.y >= top && r.y + HEADER_HEIGHT <= top + vh;
+      if (cut && r.x - m < shown && a.x + a.width + m <= r.x - m + vw) shown = r.x - m;
+    }
+    left = Math.max(-m, Math.min(graph.width + m - vw, shown));
   }
   return { x: -k * left, y: -k * top, k };
 }

@@ -525,7 +525,7 @@ export class Viewer {
         this.camera.fit();
         break;
       case "overview":
-        this.camera.overview(this.leafRects(), this.startRect());
+        this.camera.overview(this.leafRects(), this.startRect(), this.openRects());
         break;
       case "context": {
         const a = target.anchor;
@@ -537,7 +537,7 @@ export class Viewer {
           this.camera.apply(clampFrame(this.camera.frame(), this.layout, this.camera.view()));
           // A box that opened wide may hold nothing where its corner was: show its header and top.
           if (countInView(this.leafRects(), this.camera.frame(), this.camera.view()) === 0) this.camera.centerOn(rect, this.leafRects());
-        } else this.camera.overview(this.leafRects(), this.startRect());
+        } else this.camera.overview(this.leafRects(), this.startRect(), this.openRects());
         break;
       }
       case "focus":
@@ -560,7 +560,7 @@ export class Viewer {
     }
     // Whatever was asked, a view the viewer chose never shows only empty canvas.
     if (target.kind !== "keep" && countInView(this.leafRects(), this.camera.frame(), this.camera.view()) === 0) {
-      this.camera.overview(this.leafRects(), this.startRect());
+      this.camera.overview(this.leafRects(), this.startRect(), this.openRects());
     }
   }
 
@@ -569,6 +569,17 @@ export class Viewer {
     const out: Rect[] = [];
     if (this.visible === null || this.layout === null) return out;
     for (const id of this.visible.items.keys()) {
+      const rect = this.layout.rects[id];
+      if (rect !== undefined) out.push(rect);
+    }
+    return out;
+  }
+
+  /** The frames of the open modules. */
+  private openRects(): Rect[] {
+    const out: Rect[] = [];
+    if (this.visible === null || this.layout === null) return out;
+    for (const id of this.visible.containers.keys()) {
       const rect = this.layout.rects[id];
       if (rect !== undefined) out.push(rect);
     }
