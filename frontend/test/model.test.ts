@@ -291,6 +291,18 @@ describe("groups of inputs and outputs", () => {
     expect(computeVisibleGraph(index, collapseAll(index, opened)).nodeOwner.get("n11")).toBe("g:output:cache");
   });
 
+  it("stays one box under Open modules and any depth: it is no level of the model", () => {
+    // Opened by Open modules, a 32-layer Llama's 64 cache outputs stood in one row at the bottom,
+    // the root six times as wide as its layers.
+    const index = readDocument(withCacheOutputs(3));
+    const first = stateAtDepth(index, 1, ALL);
+    for (const state of [openModules(index, first), stateAtDepth(index, 9, ALL)]) {
+      expect(state.open.has("g:output:cache")).toBe(false);
+      expect(computeVisibleGraph(index, state).nodeOwner.get("n11")).toBe("g:output:cache");
+    }
+    expect(maxDepth(index)).toBe(maxDepth(readDocument(stackedBlocks(3))));
+  });
+
   it("groups inputs the same way, and their edges leave from the group box", () => {
     const doc = stackedBlocks(1);
     const T = { shape: [2, 4], dtype: "float32", device: "cpu" };

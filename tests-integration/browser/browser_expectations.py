@@ -86,10 +86,14 @@ def torch_leaves(doc: dict[str, Any]) -> set[str]:
 
 
 def _opens_by_depth(doc: dict[str, Any]) -> set[str]:
+    """What the depth control and "Open modules" open: no torch.nn leaf, nothing inside one, and
+    no group of inputs or outputs (no level of the model)."""
     leaves = torch_leaves(doc)
     parent = {m["id"]: m["parent"] for m in doc["modules"]}
     out = set()
     for m in parent:
+        if m.startswith("g:"):
+            continue
         at: str | None = m
         while at is not None and at not in leaves:
             at = parent[at]

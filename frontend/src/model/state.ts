@@ -29,8 +29,13 @@ export function isTorchLeaf(index: GraphIndex, id: string): boolean {
   return m !== undefined && m.class_qualname.startsWith("torch.nn.") && !TORCH_CONTAINERS.has(m.class_name);
 }
 
-/** Whether the depth control may open `id`: not a torch.nn leaf, nor inside one. */
+/**
+ * Whether the depth control may open `id`: not a torch.nn leaf, nor inside one, nor a group of
+ * the model's inputs or outputs (no level of the model: opened by Open modules, a 32-layer
+ * Llama's 64 cache outputs stood in one row six times as wide as its layers).
+ */
 function opensByDepth(index: GraphIndex, id: string): boolean {
+  if (index.groups.has(id)) return false;
   for (let at: string | null = id; at !== null; at = index.modules.get(at)?.parent ?? null) {
     if (isTorchLeaf(index, at)) return false;
   }
