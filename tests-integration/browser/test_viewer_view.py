@@ -208,6 +208,10 @@ def test_fit_on_a_graph_too_big_to_read_offers_the_minimap(documents: Documents,
     notice = viewer.sel(".vista-notice")
     assert viewer.page.is_visible(notice)
     assert "too big to read" in (viewer.page.text_content(notice) or "")
+    # The notice stands over the top of the view: the fitted graph starts below it, its root's
+    # title not hidden under the notice.
+    graph = viewer.page.eval_on_selector(viewer.sel(".vista-viewport"), "e => e.getBoundingClientRect().toJSON()")
+    assert _box(viewer, ".vista-notice")["bottom"] <= graph["top"], (graph, _box(viewer, ".vista-notice"))
     viewer.page.click(viewer.sel('.vista-notice button[data-action="show-minimap"]'))
     assert viewer.page.is_visible(viewer.sel(".vista-minimap"))
     assert viewer.page.is_hidden(notice)

@@ -11,6 +11,11 @@ import { focusFrame, topFrame, type Frame, type Size } from "./frame";
 /** Height kept free under a fitted graph for the legend (bottom-left, over the canvas). */
 const LEGEND_SPACE = 30;
 /**
+ * Height kept free above a graph fitted below UNREADABLE_SCALE for the notice that says so (at
+ * the top, over the canvas): a tall graph is a column in the middle of the view, right under it.
+ */
+const NOTICE_SPACE = 56;
+/**
  * The smallest zoom of a view the viewer chooses itself (the first view, Expand all, depth
  * changes, search jumps): node labels are 11-12px, so they stay at least ~9px on screen. Only
  * Fit and the zoom buttons/wheel go below it.
@@ -127,15 +132,19 @@ export class Camera {
 
   /** The zoom at which Fit shows the whole graph. */
   fitScale(): number {
-    const { width, free } = this.fitArea();
-    return Math.min(1.25, (0.94 * width) / this.graph.width, (0.94 * free) / this.graph.height);
+    const { width, free, top } = this.fitArea();
+    return this.scaleFor(width, free - top);
   }
 
   fit(): void {
-    const { width, free } = this.fitArea();
-    const k = this.fitScale();
+    const { width, free, top } = this.fitArea();
+    const k = this.scaleFor(width, free - top);
     const { width: w, height: h } = this.graph;
-    this.setTransform(zoomIdentity.translate((width - k * w) / 2, (free - k * h) / 2).scale(k));
+    this.setTransform(zoomIdentity.translate((width - k * w) / 2, top + (free - top - k * h) / 2).scale(k));
+  }
+
+  private scaleFor(width: number, height: number): number {
+    return Math.min(1.25, (0.94 * width) / this.graph.width, (0.94 * height) / this.graph.height);
   }
 
   /**
@@ -199,9 +208,15 @@ export class Camera {
     return this.size;
   }
 
-  /** The area a fitted graph uses: the view minus the strip kept for the legend, which floats over the bottom-left corner. */
-  private fitArea(): { width: number; height: number; free: number } {
+  /**
+   * The area a fitted graph uses: the view minus the strip kept for the legend, which floats over
+   * the bottom-left corner, and, when the fit is too small to read, the strip of the notice at the
+   * top (from `top` down to `free`).
+   */
+  private fitArea(): { width: number; height: number; free: number; top: number } {
     const { width, height } = this.viewSize();
-    return { width, height, free: Math.max(height / 2, height - LEGEND_SPACE) };
+    const free = Math.max(height / 2, height - LEGEND_SPACE);
+    const top = this.scaleFor(width, free) < UNREADABLE_SCALE ? Math.min(NOTICE_SPACE, free / 4) : 0;
+    return { width, height, free, top };
   }
 }
