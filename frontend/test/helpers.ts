@@ -265,7 +265,7 @@ export function layWithFixedSizes(index: GraphIndex, state: ViewState, engine: L
   const graph = buildLayoutGraph(
     v,
     { item: (id) => ({ width: width(id), height: v.items.get(id)?.type === "box" ? 54 : 26 }), header: () => ({ height: 40, minWidth: 120, control: 40 }) },
-    (id) => formatShapes(v.edges.find((x) => x.id === id)?.tensors ?? []),
+    (e) => formatShapes(e.tensors),
   );
   return engine.layout(graph);
 }

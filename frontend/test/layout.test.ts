@@ -29,7 +29,7 @@ function run(index: GraphIndex, state: ViewState, e: LayoutEngine = engine): { v
   const graph = buildLayoutGraph(
     v,
     { item: (id) => ({ width: 60 + id.length * 3, height: v.items.get(id)?.type === "box" ? 54 : 26 }), header: () => ({ height: 40, minWidth: 120, control: 40 }) },
-    (id) => formatShapes(v.edges.find((x) => x.id === id)?.tensors ?? []),
+    (e) => formatShapes(e.tensors),
   );
   return { v, r: e.layout(graph) };
 }

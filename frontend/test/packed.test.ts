@@ -1,8 +1,8 @@
 import { beforeAll, describe, expect, it } from "vitest";
 import { LayoutEngine } from "../src/layout/engine";
-import { packResult, unpackResult } from "../src/layout/packed";
+import { packGraph, packResult, unpackGraph, unpackResult } from "../src/layout/packed";
 import { buildLayoutGraph } from "../src/layout/request";
-import type { LayoutResult } from "../src/layout/types";
+import type { LayoutGraph, LayoutResult } from "../src/layout/types";
 import { readDocument } from "../src/model/document";
 import { formatShapes } from "../src/model/format";
 import { expandAll, stateAtDepth } from "../src/model/state";
@@ -35,7 +35,7 @@ describe("packed layout results", () => {
       const graph = buildLayoutGraph(
         v,
         { item: (id) => ({ width: 60 + id.length * 3, height: 26 }), header: () => ({ height: 40, minWidth: 120, control: 40 }) },
-        (id) => formatShapes(v.edges.find((x) => x.id === id)?.tensors ?? []),
+        (e) => formatShapes(e.tensors),
       );
       const result = new LayoutEngine(render).layout(graph);
       expect(result.edges.some((e) => e.label !== null)).toBe(true);
@@ -61,5 +61,41 @@ describe("packed layout results", () => {
     expect(sent(result)).toEqual(copy);
     const empty: LayoutResult = { width: 0, height: 0, rects: {}, edges: [], stats: { graphvizRuns: 0, cacheHits: 0, milliseconds: 0 } };
     expect(sent(empty)).toEqual(structuredClone(empty));
+  });
+});
+
+describe("packed layout requests", () => {
+  it("arrive equal to BERT's request, fully open", () => {
+    const index = readDocument(fixture("bert"));
+    const v = computeVisibleGraph(index, expandAll(index, stateAtDepth(index, 1, { showParameters: true, showConstants: true })));
+    const graph = buildLayoutGraph(
+      v,
+      { item: (id) => ({ width: 60 + id.length * 3, height: 26 }), header: (id) => ({ height: 40, minWidth: 120 + id.length, control: 40, title: id.length }) },
+      (e) => formatShapes(e.tensors),
+    );
+    expect(graph.containers.length).toBeGreaterThan(1);
+    expect(unpackGraph(structuredClone(packGraph(graph)))).toStrictEqual(structuredClone(graph));
+  });
+
+  it("keep ids of any characters, null parents, empty members, absent titles and an empty request", () => {
+    const graph: LayoutGraph = {
+      root: "r\u0000😀",
+      items: [
+        { id: "", width: 0.5, height: -0 },
+        { id: "é😀", width: 1e-9, height: 7 },
+      ],
+      containers: [
+        { id: "r\u0000😀", parent: null, members: ["", "c"], header: 40, minWidth: 100, control: 0 },
+        { id: "c", parent: "r\u0000😀", members: [], header: 0, minWidth: 0, control: 16, title: 12.5 },
+        { id: "d", parent: "", members: ["é😀"], header: 1, minWidth: 2, control: 3, title: 0 },
+      ],
+      edges: [
+        { id: "a>b", source: "a", target: "b", label: "" },
+        { id: "", source: "", target: "é😀", label: "1×16×64, 😀" },
+      ],
+    };
+    expect(unpackGraph(structuredClone(packGraph(graph)))).toStrictEqual(structuredClone(graph));
+    const empty: LayoutGraph = { root: "", items: [], containers: [], edges: [] };
+    expect(unpackGraph(structuredClone(packGraph(empty)))).toStrictEqual(empty);
   });
 });

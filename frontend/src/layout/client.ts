@@ -17,7 +17,7 @@
 import workerSource from "vista:layout-worker";
 import { viewerAssets } from "../assets";
 import { mark } from "../perf";
-import { unpackResult } from "./packed";
+import { packGraph, unpackResult } from "./packed";
 import type { FromWorker, LayoutGraph, LayoutResult, ToWorker } from "./types";
 
 type Pending = { resolve: (r: LayoutResult) => void; reject: (e: Error) => void; message: ToWorker };
@@ -54,12 +54,16 @@ export class LayoutClient {
 
   layout(graph: LayoutGraph): Promise<LayoutResult> {
     const requestId = this.nextId++;
-    const message: ToWorker = { type: "layout", requestId, graph };
     return new Promise<LayoutResult>((resolve, reject) => {
-      this.pending.set(requestId, { resolve, reject, message });
       if (this.worker !== null) {
+        const message: ToWorker = { type: "layout-packed", requestId, graph: packGraph(graph) };
+        this.pending.set(requestId, { resolve, reject, message });
         this.worker.postMessage(message);
-      } else if (this.page !== null) {
+        return;
+      }
+      const message: ToWorker = { type: "layout", requestId, graph };
+      this.pending.set(requestId, { resolve, reject, message });
+      if (this.page !== null) {
         this.onPage.add(requestId);
         this.toPage(message);
       } else {

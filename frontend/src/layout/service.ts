@@ -7,6 +7,7 @@
 import { instance } from "@viz-js/viz";
 import { dotLabel, toDot } from "./dot";
 import { LayoutEngine } from "./engine";
+import { unpackGraph } from "./packed";
 import { compileGraphviz } from "./wasm";
 import { provideWasm } from "./wasm-provider";
 import type { FromWorker, ToWorker } from "./types";
@@ -99,7 +100,7 @@ export function createLayoutService(post: Post, options: ServiceOptions): (messa
     queue = queue
       .then(() => engine)
       .then((e) => {
-        const { packed, transfer } = e.layoutPacked(message.graph);
+        const { packed, transfer } = e.layoutPacked(message.type === "layout" ? message.graph : unpackGraph(message.graph));
         post({ type: "result", requestId: message.requestId, result: packed }, transfer);
       })
       .catch((error: unknown) => {

@@ -2,7 +2,7 @@
  * What the layout layer takes and gives, and the typed messages between the page and the
  * layout worker. Plain JSON-able data only: it crosses the worker boundary.
  */
-import type { PackedResult } from "./packed";
+import type { PackedGraph, PackedResult } from "./packed";
 
 /** A drawn node or closed module box, sized by the view (text measured) before layout. */
 export interface LayoutItemSpec {
@@ -88,7 +88,9 @@ export interface LayoutResult {
 export type ToWorker =
   | { readonly type: "wasm"; readonly base64: string }
   | { readonly type: "wasm"; readonly module: WebAssembly.Module }
-  | { readonly type: "layout"; readonly requestId: number; readonly graph: LayoutGraph };
+  | { readonly type: "layout"; readonly requestId: number; readonly graph: LayoutGraph }
+  /** The same request packed (packed.ts), as the page sends it to a worker. */
+  | { readonly type: "layout-packed"; readonly requestId: number; readonly graph: PackedGraph };
 
 /** Worker -> page. */
 export type FromWorker =

@@ -6,7 +6,7 @@ import { buildLayoutGraph } from "../layout/request";
 import type { LayoutGraph } from "../layout/types";
 import type { GraphIndex } from "../model/document";
 import { formatShapes } from "../model/format";
-import type { VisibleGraph, VisibleItem } from "../model/visible";
+import type { VisibleContainer, VisibleEdge, VisibleGraph, VisibleItem } from "../model/visible";
 import { HEADER_HEIGHT, headerLook, itemLook, type Look, type TextLine } from "./looks";
 import type { Measure } from "./measure";
 
@@ -19,11 +19,28 @@ export interface SizedGraph {
 
 type HeaderLook = ReturnType<typeof headerLook>;
 
-/** Looks already measured with one measure: node items are one object per node across states (visible.ts). */
+/**
+ * Looks already measured with one measure, by the visible graph's objects: node items are one
+ * object per node across states, and a graph updated after a +/− keeps the objects of all it
+ * did not change (visible.ts).
+ */
 interface Measured {
-  readonly nodes: WeakMap<VisibleItem, Look>;
+  readonly items: WeakMap<VisibleItem, Look>;
   /** Header looks by index, then by container id, peek and run (all a header depends on besides the document). */
   readonly headers: WeakMap<GraphIndex, Map<string, HeaderLook>>;
+  readonly containers: WeakMap<VisibleContainer, HeaderLook>;
+}
+
+// An edge's label depends on its tensors alone, and edges are kept across a +/− as items are.
+const labelOf = new WeakMap<VisibleEdge, string>();
+
+function label(e: VisibleEdge): string {
+  let text = labelOf.get(e);
+  if (text === undefined) {
+    text = formatShapes(e.tensors);
+    labelOf.set(e, text);
+  }
+  return text;
 }
 
 // A click sizes the whole visible graph again: what did not change is not measured again.
@@ -32,7 +49,7 @@ const measuredBy = new WeakMap<Measure, Measured>();
 export function sizeVisibleGraph(index: GraphIndex, visible: VisibleGraph, measure: Measure): SizedGraph {
   let measured = measuredBy.get(measure);
   if (measured === undefined) {
-    measured = { nodes: new WeakMap(), headers: new WeakMap() };
+    measured = { items: new WeakMap(), headers: new WeakMap(), containers: new WeakMap() };
     measuredBy.set(measure, measured);
   }
   let headerCache = measured.headers.get(index);
@@ -43,30 +60,29 @@ export function sizeVisibleGraph(index: GraphIndex, visible: VisibleGraph, measu
   const paths = (ids: readonly string[]): string[] => ids.map((m) => index.modules.get(m)?.path ?? m);
   const looks = new Map<string, Look>();
   for (const item of visible.items.values()) {
-    if (item.type !== "node") {
-      looks.set(item.id, itemLook(item, paths, measure));
-      continue;
-    }
-    let look = measured.nodes.get(item);
+    let look = measured.items.get(item);
     if (look === undefined) {
       look = itemLook(item, paths, measure);
-      measured.nodes.set(item, look);
+      measured.items.set(item, look);
     }
     looks.set(item.id, look);
   }
   const headers = new Map<string, readonly TextLine[]>();
   const headerSizes = new Map<string, HeaderLook>();
   for (const c of visible.containers.values()) {
-    const key = `${c.id}|${c.peek}|${c.run}`;
-    let h = headerCache.get(key);
+    let h = measured.containers.get(c);
     if (h === undefined) {
-      h = headerLook(c, measure);
-      headerCache.set(key, h);
+      const key = `${c.id}|${c.peek}|${c.run}`;
+      h = headerCache.get(key);
+      if (h === undefined) {
+        h = headerLook(c, measure);
+        headerCache.set(key, h);
+      }
+      measured.containers.set(c, h);
     }
     headers.set(c.id, h.lines);
     headerSizes.set(c.id, h);
   }
-  const labels = new Map(visible.edges.map((e) => [e.id, formatShapes(e.tensors)]));
   const graph = buildLayoutGraph(
     visible,
     {
@@ -79,7 +95,7 @@ export function sizeVisibleGraph(index: GraphIndex, visible: VisibleGraph, measu
         return { height: HEADER_HEIGHT, minWidth: h?.minWidth ?? 100, control: h?.control ?? 0, title: h?.title ?? 0 };
       },
     },
-    (id) => labels.get(id) ?? "",
+    label,
   );
   return { graph, looks, headers };
 }
