@@ -5,34 +5,51 @@
 import type { GraphvizLayout } from "./graphviz";
 import type { Route, Piece } from "./route";
 import { sizeOf, workOf, type LayoutTree } from "./tree";
-import type { PackedEdges } from "./packed";
-import type { Point, Rect } from "./types";
+import type { PackedEdges, PackedRects } from "./packed";
+import type { Point } from "./types";
 
 export interface Placement {
-  /** Top-left rectangles of every item and container. */
-  readonly rects: Record<string, Rect>;
+  /** Top-left rectangles of every item and container but those left out, packed (packed.ts). */
+  readonly rects: PackedRects;
+  /** The size of the root's block. */
+  readonly width: number;
+  readonly height: number;
   /** Where each container's own layout has its origin. */
   readonly origins: ReadonlyMap<string, Point>;
 }
 
-/** Absolute positions, from the root at (0, 0) down; with a stack of its own, as modules may nest 10,000 deep. */
-export function place(tree: LayoutTree): Placement {
-  const rects: Record<string, Rect> = {};
+/**
+ * Absolute positions, from the root at (0, 0) down, with a stack of its own, as modules may nest
+ * 10,000 deep; the rectangles of `leftOut` (segments: never drawn) are not written.
+ */
+export function place(tree: LayoutTree, leftOut: ReadonlySet<string>): Placement {
+  let count = 1;
+  for (const w of tree.work.values()) count += w.spec.members.length;
+  count -= leftOut.size;
+  const xywh = new Float64Array(4 * Math.max(0, count));
+  const rectIdLengths = new Uint32Array(Math.max(0, count));
+  const rectIds: string[] = [];
+  let at = 0;
   const origins = new Map<string, Point>();
   // The stack as three arrays, not a tuple per member: a request places 50,000 of them.
   const ids: string[] = [tree.root];
   const xs: number[] = [0];
   const ys: number[] = [0];
+  const root = sizeOf(tree, tree.root);
   for (let id = ids.pop(); id !== undefined; id = ids.pop()) {
     const x = xs.pop() as number;
     const y = ys.pop() as number;
     const w = tree.work.get(id);
-    if (w === undefined) {
-      const s = sizeOf(tree, id);
-      rects[id] = { x, y, width: s.width, height: s.height };
-      continue;
+    if (!leftOut.has(id) && at < rectIdLengths.length) {
+      const s = w ?? sizeOf(tree, id);
+      xywh[4 * at] = x;
+      xywh[4 * at + 1] = y;
+      xywh[4 * at + 2] = s.width;
+      xywh[4 * at + 3] = s.height;
+      rectIdLengths[at++] = id.length;
+      rectIds.push(id);
     }
-    rects[id] = { x, y, width: w.width, height: w.height };
+    if (w === undefined) continue;
     const centres = elementCentres(w.local as GraphvizLayout, w.spec.members.length);
     const ox = x + w.inset;
     const oy = y + w.spec.header;
@@ -45,7 +62,9 @@ export function place(tree: LayoutTree): Placement {
       ys.push(oy + centre.y - size.height / 2);
     });
   }
-  return { rects, origins };
+  // Exact unless a container is out of the root's reach (never expected): then only what was placed.
+  const rects = at === rectIdLengths.length ? { rectIds: rectIds.join(""), rectIdLengths, rects: xywh } : { rectIds: rectIds.join(""), rectIdLengths: rectIdLengths.slice(0, at), rects: xywh.slice(0, 4 * at) };
+  return { rects, width: root.width, height: root.height, origins };
 }
 
 const ORIGIN: Point = { x: 0, y: 0 };

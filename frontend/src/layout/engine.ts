@@ -16,7 +16,7 @@ import { place, stitch } from "./compose";
 import { labelWidth, localLabels } from "./labels";
 import { borderField, dotLabel, elementIndex, fieldCentre, fieldCount, leads, outcomes, toDot, type LocalEdge, type LocalElement } from "./dot";
 import { parseGraphvizJson, type GraphvizLayout } from "./graphviz";
-import { packParts, packRects, unpackResult, type PackedResult } from "./packed";
+import { packParts, unpackResult, type PackedResult } from "./packed";
 import { KeptLayout } from "./reuse";
 import { segmentGraph } from "./segments";
 import { alignSegments, spineOf } from "./spines";
@@ -64,14 +64,10 @@ export class LayoutEngine {
     const { tree, routes, measure, removed } = this.kept.update(graph, segments);
     for (const id of removed) this.measured.delete(id);
     for (const id of innermostFirst(tree, measure)) this.measure(tree, id);
-    const { rects, origins } = place(tree);
+    const { rects, width, height, origins } = place(tree, segments);
     const edges = stitch(tree, routes, origins);
-    for (const id of segments) delete rects[id];
-    const rootRect = rects[graph.root] ?? { x: 0, y: 0, width: 0, height: 0 };
-    const stats = { graphvizRuns: this.runs, cacheHits: this.hits, milliseconds: 0 };
-    const rectsPacked = packRects(rects);
-    stats.milliseconds = now() - started;
-    return packParts({ width: rootRect.width, height: rootRect.height, stats }, rectsPacked, edges);
+    const stats = { graphvizRuns: this.runs, cacheHits: this.hits, milliseconds: now() - started };
+    return packParts({ width, height, stats }, rects, edges);
   }
 
   /** Lays out container `id` on its own (its open children are measured already) and sizes its block. */
