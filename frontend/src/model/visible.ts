@@ -369,13 +369,18 @@ function updated(index: GraphIndex, memo: Memo, state: ViewState): Memo | null {
   }
   if (tops.length === 0) return { ...memo, state };
   const region: string[] = [];
+  let nodes = 0;
   for (const top of tops) {
     const stack = [top];
     for (let id = stack.pop(); id !== undefined; id = stack.pop()) {
       const key = index.foldOf.get(id) ?? index.glueModuleOf.get(id);
       if (key !== undefined && (!state.unfolded.has(key) || peeking(state, key))) return null;
       if (!Number.isFinite(index.moduleFirstNode.get(id) ?? Number.POSITIVE_INFINITY)) return null;
-      for (const n of index.moduleNodes.get(id) ?? []) if (index.glueOf.has(n)) return null;
+      const own = index.moduleNodes.get(id) ?? [];
+      for (const n of own) if (index.glueOf.has(n)) return null;
+      // Opening most of the graph (the model's top module) costs less computed afresh.
+      nodes += own.length;
+      if (2 * nodes > index.doc.nodes.length) return null;
       region.push(id);
       for (const c of index.moduleChildren.get(id) ?? []) stack.push(c);
     }
