@@ -102,6 +102,8 @@ export interface DrawnView {
 type ViewTarget = { kind: "fit" } | { kind: "overview" } | { kind: "focus"; id: string } | { kind: "center"; id: string } | { kind: "anchor"; anchor: Anchor } | { kind: "context"; anchor: Anchor | null } | { kind: "keep" };
 
 const PROGRESS_DELAY_MS = 150;
+/** Drawn items above which a relayout's steps (visible graph, sizes, request, drawing) run as separate tasks. */
+const SPLIT_ABOVE = 6000;
 /** How long one slice of the document's check after the first draw runs before the page gets the thread back. */
 const CHECK_SLICE_MS = 40;
 /** How near an edge's line (graph units) the pointer hovers and clicks it: half of a 9-unit stroke. */
@@ -411,7 +413,11 @@ export class Viewer {
     const generation = ++this.generation;
     const visible = computeVisibleGraph(index, state);
     if (this.unchecked !== null) this.checkDrawn(index, visible);
+    // On a big graph each step is a task of its own, so input is handled between them.
+    const big = visible.items.size > SPLIT_ABOVE;
+    if (big && !(await this.nextTask(generation))) return;
     const { graph, looks, headers } = sizeVisibleGraph(index, visible, this.measure);
+    if (big && !(await this.nextTask(generation))) return;
     const timer = setTimeout(() => {
       if (generation === this.generation) this.chrome.progress.hidden = false;
     }, PROGRESS_DELAY_MS);
@@ -424,6 +430,7 @@ export class Viewer {
       if (generation === this.generation) this.chrome.progress.hidden = true;
     }
     if (generation !== this.generation || this.destroyed) return;
+    if (big && !(await this.nextTask(generation))) return;
     this.visible = visible;
     this.layout = result;
     this.camera.setGraphSize(result.width, result.height);
@@ -436,6 +443,11 @@ export class Viewer {
     this.redraw();
     this.applyTarget(target);
     mark("drawn");
+  }
+
+  /** Resolves in a later task: true while request `generation` is still the latest. */
+  private nextTask(generation: number): Promise<boolean> {
+    return new Promise((resolve) => setTimeout(() => resolve(generation === this.generation && !this.destroyed), 0));
   }
 
   /**
