@@ -578,20 +578,19 @@ export class Viewer {
 
   /** The rectangles of the drawn nodes and closed boxes. */
   private leafRects(): Rect[] {
-    const out: Rect[] = [];
-    if (this.visible === null || this.layout === null) return out;
-    for (const id of this.visible.items.keys()) {
-      const rect = this.layout.rects[id];
-      if (rect !== undefined) out.push(rect);
-    }
-    return out;
+    return this.rectsOf(this.visible?.items.keys());
   }
 
   /** The frames of the open modules. */
   private openRects(): Rect[] {
+    return this.rectsOf(this.visible?.containers.keys());
+  }
+
+  /** The laid-out rectangles of `ids` (those that have one). */
+  private rectsOf(ids: Iterable<string> | undefined): Rect[] {
     const out: Rect[] = [];
-    if (this.visible === null || this.layout === null) return out;
-    for (const id of this.visible.containers.keys()) {
+    if (ids === undefined || this.layout === null) return out;
+    for (const id of ids) {
       const rect = this.layout.rects[id];
       if (rect !== undefined) out.push(rect);
     }
