@@ -133,6 +133,7 @@ export function stitch(tree: LayoutTree, routes: readonly Route[], origins: Read
       // An outer piece meets a module's border at the field nearest to the inner piece's port
       // (dot.ts), up to half a field beside it: its end (or start) and the control point next
       // to it move over the port, so the route crosses the border and the header straight.
+      // The sums are written as the object form wrote them, (a + b) - c, so routes stay bit for bit.
       if (tree.parentOf.get(previous.container) === piece.container) {
         startX = firstX + lastX - firstX;
         secondX = secondX + lastX - firstX;

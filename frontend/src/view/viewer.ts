@@ -415,9 +415,9 @@ export class Viewer {
     if (this.unchecked !== null) this.checkDrawn(index, visible);
     // On a big graph each step is a task of its own, so input is handled between them.
     const big = visible.items.size > SPLIT_ABOVE;
-    if (big && !(await this.nextTask(generation))) return;
+    if (big && !(await this.nextTask(() => generation === this.generation))) return;
     const { graph, looks, headers } = sizeVisibleGraph(index, visible, this.measure);
-    if (big && !(await this.nextTask(generation))) return;
+    if (big && !(await this.nextTask(() => generation === this.generation))) return;
     const timer = setTimeout(() => {
       if (generation === this.generation) this.chrome.progress.hidden = false;
     }, PROGRESS_DELAY_MS);
@@ -430,7 +430,7 @@ export class Viewer {
       if (generation === this.generation) this.chrome.progress.hidden = true;
     }
     if (generation !== this.generation || this.destroyed) return;
-    if (big && !(await this.nextTask(generation))) return;
+    if (big && !(await this.nextTask(() => generation === this.generation))) return;
     this.visible = visible;
     this.layout = result;
     this.camera.setGraphSize(result.width, result.height);
@@ -445,9 +445,9 @@ export class Viewer {
     mark("drawn");
   }
 
-  /** Resolves in a later task: true while request `generation` is still the latest. */
-  private nextTask(generation: number): Promise<boolean> {
-    return new Promise((resolve) => setTimeout(() => resolve(generation === this.generation && !this.destroyed), 0));
+  /** Resolves in a later task: whether the viewer is still there and `current` still holds. */
+  private nextTask(current: () => boolean = () => true): Promise<boolean> {
+    return new Promise((resolve) => setTimeout(() => resolve(!this.destroyed && current()), 0));
   }
 
   /**
@@ -887,7 +887,7 @@ export class Viewer {
     const unchecked = this.unchecked;
     if (unchecked === null || this.destroyed) return;
     await afterPaint();
-    await unchecked.checkRest(() => new Promise((resolve) => setTimeout(() => resolve(!this.destroyed), 0)), CHECK_SLICE_MS);
+    await unchecked.checkRest(() => this.nextTask(), CHECK_SLICE_MS);
     this.unchecked = null;
     mark("document-checked");
   }
